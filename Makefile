@@ -1,0 +1,39 @@
+# Skyplan: `make run` sets up and runs the app, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: install run test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Set up (virtualenv, install, migrate, reference catalogue, demo account) and run web server + worker.
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_catalogue
+	$(BIN)/python manage.py ensure_demo_account
+	$(BIN)/python manage.py serve
+
+## The whole suite against PostgreSQL and Redis (the local servers by default).
+test: export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/skyplan
+test: export CELERY_BROKER_URL ?= redis://127.0.0.1:6379/15
+test: export CELERY_RESULT_BACKEND ?= redis://127.0.0.1:6379/15
+test: install
+	$(BIN)/python -m ruff check apps simulator tests bench
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/python -m ruff check apps simulator tests bench
+
+bench: install
+	$(BIN)/python bench/scale.py --scale 1 --slots 64
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,1 @@
+"""Accounts: login, logout and the demo account."""

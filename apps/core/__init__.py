@@ -1,0 +1,1 @@
+"""What several apps truly share: provenance, quantity fields, worker heartbeats, health."""

@@ -1,0 +1,298 @@
+"""Load the reference catalogue (``fixtures/catalogue/*.json``) into the database.
+
+The format is described in ``docs/catalogue-format.md``: every value is an object
+with ``value``, ``unit`` and ``source``.  Loading is all or nothing: any error names
+the file and the JSON path, and nothing is saved.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+
+from apps.core.fields import QuantityField
+from apps.core.provenance import source_errors
+from apps.platforms.models import NodeType, Platform, StorageTier
+from apps.workloads.models import ReferenceObservation, Workload, WorkloadStage
+from apps.workloads.schemas import TEMPLATES
+from simulator.units import UnitError, dimension_of, to_base
+
+__all__ = ["CatalogueError", "LoadSummary", "load_catalogue"]
+
+
+class CatalogueError(ValueError):
+    """A catalogue file is malformed; ``file`` and ``path`` say where."""
+
+    def __init__(self, file: str, path: str, message: str):
+        self.file, self.path, self.message = file, path, message
+        super().__init__(f"{file}: {path}: {message}")
+
+
+@dataclass
+class LoadSummary:
+    platforms: int = 0
+    node_types: int = 0
+    storage_tiers: int = 0
+    workloads: int = 0
+    stages: int = 0
+    observations: int = 0
+
+    def __str__(self) -> str:
+        return (
+            f"{self.platforms} platforms ({self.node_types} node types, {self.storage_tiers} storage tiers), "
+            f"{self.workloads} workloads ({self.stages} stages), {self.observations} reference observations"
+        )
+
+
+class _Reader:
+    """Reads one file, remembering its name to build error messages."""
+
+    def __init__(self, path: Path):
+        self.file = path.name
+        try:
+            self.data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CatalogueError(self.file, "$", "file not found") from None
+        except json.JSONDecodeError as exc:
+            raise CatalogueError(self.file, f"line {exc.lineno} column {exc.colno}", exc.msg) from None
+
+    def fail(self, path: str, message: str):
+        raise CatalogueError(self.file, path, message)
+
+    def items(self, key: str) -> list:
+        value = self.data.get(key) if isinstance(self.data, dict) else None
+        if not isinstance(value, list):
+            self.fail(f"$.{key}", "expected a list")
+        return value
+
+    def text(self, obj: dict, key: str, path: str, required: bool = True) -> str:
+        value = obj.get(key, "")
+        if isinstance(value, dict) and "value" in value:
+            value = value["value"]
+        if required and (not isinstance(value, str) or not value.strip()):
+            self.fail(f"{path}.{key}", "expected a non-empty string")
+        return value if isinstance(value, str) else ""
+
+    def apply_facts(self, instance: models.Model, facts: object, path: str) -> None:
+        """Set each fact on ``instance`` converted to base units, and record its source."""
+        if not isinstance(facts, dict):
+            self.fail(path, "expected an object of facts")
+        provenance = {}
+        for name, item in facts.items():
+            here = f"{path}.{name}"
+            try:
+                field = instance._meta.get_field(name)
+            except Exception:  # noqa: BLE001 - FieldDoesNotExist and friends
+                self.fail(here, f"unknown fact {name!r} for {instance._meta.verbose_name}")
+            value, source = self._value(item, here, field)
+            setattr(instance, name, value)
+            provenance[name] = source
+        instance.provenance = {**(instance.provenance or {}), **provenance}
+
+    def _value(self, item: object, path: str, field: models.Field | None, dimension: str | None = None):
+        if not isinstance(item, dict) or "value" not in item or "source" not in item:
+            self.fail(path, "expected an object with 'value', 'unit' and 'source'")
+        errors = source_errors(item["source"])
+        if errors:
+            self.fail(f"{path}.source", "; ".join(errors))
+        raw, unit = item["value"], item.get("unit", "")
+        if not isinstance(unit, str):
+            self.fail(f"{path}.unit", "expected a unit string")
+        try:
+            dimension_of(unit)
+        except UnitError as exc:
+            self.fail(f"{path}.unit", str(exc))
+        if raw is None:
+            return None, item["source"]
+        if isinstance(field, QuantityField):
+            dimension = field.dimension
+        if dimension is not None:
+            return self._number(raw, unit, dimension, path), item["source"]
+        if isinstance(field, models.BooleanField):
+            if not isinstance(raw, bool):
+                self.fail(f"{path}.value", "expected true or false")
+            return raw, item["source"]
+        if isinstance(field, models.DateField):
+            try:
+                return dt.date.fromisoformat(str(raw)), item["source"]
+            except ValueError:
+                self.fail(f"{path}.value", f"expected an ISO date (YYYY-MM-DD), got {raw!r}")
+        if isinstance(field, models.JSONField):
+            if isinstance(raw, list) and all(isinstance(v, str) for v in raw):
+                return raw, item["source"]
+            if isinstance(raw, list):
+                dim = dimension_of(unit) if unit else "scalar"
+                return [self._number(v, unit, dim, f"{path}.value[{i}]") for i, v in enumerate(raw)], item["source"]
+            return raw, item["source"]
+        if isinstance(field, models.CharField):
+            if not isinstance(raw, str):
+                self.fail(f"{path}.value", f"expected text, got {raw!r}")
+            return raw, item["source"]
+        return raw, item["source"]
+
+    def _number(self, raw, unit: str, dimension: str, path: str) -> float:
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+            self.fail(f"{path}", f"expected a number, got {raw!r}")
+        if unit == "" and dimension != "scalar":
+            self.fail(f"{path}", f"a {dimension} value needs a unit")
+        try:
+            return to_base(raw, unit, dimension)
+        except UnitError as exc:
+            self.fail(f"{path}", str(exc))
+
+    def validate(self, instance: models.Model, path: str, exclude: list[str] | None = None) -> None:
+        try:
+            instance.full_clean(exclude=exclude, validate_unique=False)
+        except ValidationError as exc:
+            details = "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items())
+            self.fail(path, details)
+
+
+def _load_platforms(reader: _Reader, summary: LoadSummary) -> None:
+    for i, entry in enumerate(reader.items("platforms")):
+        path = f"$.platforms[{i}]"
+        slug = reader.text(entry, "slug", path)
+        platform = Platform.objects.filter(slug=slug).first() or Platform(slug=slug)
+        platform.name = reader.text(entry, "name", path)
+        platform.kind = reader.text(entry, "kind", path)
+        platform.description = reader.text(entry, "description", path, required=False)
+        platform.provenance = {}
+        for key in ("location", "region"):
+            if key in entry:
+                reader.apply_facts(platform, {key: entry[key]}, path)
+        reader.apply_facts(platform, entry.get("facts", {}), f"{path}.facts")
+        reader.validate(platform, path)
+        platform.save()
+        summary.platforms += 1
+        names = []
+        for j, node in enumerate(entry.get("node_types", [])):
+            npath = f"{path}.node_types[{j}]"
+            name = reader.text(node, "name", npath)
+            names.append(name)
+            obj = NodeType.objects.filter(platform=platform, name=name).first() or NodeType(platform=platform, name=name)
+            obj.provenance = {}
+            reader.apply_facts(obj, node.get("facts", {}), f"{npath}.facts")
+            reader.validate(obj, npath)
+            obj.save()
+            summary.node_types += 1
+        platform.node_types.exclude(name__in=names).delete()
+        names = []
+        for j, tier in enumerate(entry.get("storage_tiers", [])):
+            tpath = f"{path}.storage_tiers[{j}]"
+            name = reader.text(tier, "name", tpath)
+            names.append(name)
+            obj = StorageTier.objects.filter(platform=platform, name=name).first() or StorageTier(
+                platform=platform, name=name
+            )
+            obj.kind = reader.text(tier, "kind", tpath)
+            obj.provenance = {}
+            reader.apply_facts(obj, tier.get("facts", {}), f"{tpath}.facts")
+            reader.validate(obj, tpath)
+            obj.save()
+            summary.storage_tiers += 1
+        platform.storage_tiers.exclude(name__in=names).delete()
+
+
+def _load_workloads(reader: _Reader, summary: LoadSummary) -> None:
+    for i, entry in enumerate(reader.items("workloads")):
+        path = f"$.workloads[{i}]"
+        slug = reader.text(entry, "slug", path)
+        workload = Workload.objects.filter(slug=slug).first() or Workload(slug=slug)
+        workload.name = reader.text(entry, "name", path)
+        workload.template = reader.text(entry, "template", path)
+        if workload.template not in TEMPLATES:
+            reader.fail(f"{path}.template", f"unknown template {workload.template!r}; one of {', '.join(TEMPLATES)}")
+        workload.description = reader.text(entry, "description", path, required=False)
+        schema = {p.name: p for p in TEMPLATES[workload.template]}
+        params, provenance = {}, {}
+        raw_params = entry.get("parameters", {})
+        if not isinstance(raw_params, dict):
+            reader.fail(f"{path}.parameters", "expected an object")
+        for name, item in raw_params.items():
+            ppath = f"{path}.parameters.{name}"
+            unit = item.get("unit", "") if isinstance(item, dict) else ""
+            try:
+                dimension = schema[name].dimension if name in schema else dimension_of(unit)
+            except UnitError as exc:
+                reader.fail(f"{ppath}.unit", str(exc))
+            value, source = reader._value(item, ppath, None, dimension=dimension)
+            if value is not None:
+                params[name] = value
+            provenance[name] = source
+        workload.parameters = params
+        workload.provenance = {k: v for k, v in provenance.items() if k in params}
+        reader.validate(workload, path)
+        workload.save()
+        summary.workloads += 1
+        names = []
+        for j, stage in enumerate(entry.get("stages", [])):
+            spath = f"{path}.stages[{j}]"
+            name = reader.text(stage, "name", spath)
+            names.append(name)
+            obj = WorkloadStage.objects.filter(workload=workload, name=name).first() or WorkloadStage(
+                workload=workload, name=name
+            )
+            obj.order = j
+            obj.provenance = {}
+            obj.depends_on = []
+            reader.apply_facts(obj, stage.get("facts", {}), f"{spath}.facts")
+            if obj.depends_on is None:
+                obj.depends_on = []
+            reader.validate(obj, spath)
+            obj.save()
+            summary.stages += 1
+        workload.stages.exclude(name__in=names).delete()
+
+
+def _load_observations(reader: _Reader, summary: LoadSummary) -> None:
+    keys = []
+    for i, entry in enumerate(reader.items("observations")):
+        path = f"$.observations[{i}]"
+        key = reader.text(entry, "key", path)
+        keys.append(key)
+        obs = ReferenceObservation.objects.filter(key=key).first() or ReferenceObservation(key=key)
+        obs.quantity = reader.text(entry, "quantity", path)
+        obs.platform = _by_slug(reader, Platform, entry.get("platform"), f"{path}.platform")
+        obs.workload = _by_slug(reader, Workload, entry.get("workload"), f"{path}.workload")
+        obs.value = entry.get("value")
+        obs.unit = entry.get("unit", "") or ""
+        obs.scatter = entry.get("scatter")
+        obs.scatter_kind = entry.get("scatter_kind", "") or ""
+        obs.source = entry.get("source")
+        obs.note = entry.get("note", "") or ""
+        obs.base_value = None
+        if isinstance(obs.value, (int, float)) and not isinstance(obs.value, bool):
+            try:
+                obs.base_value = to_base(obs.value, obs.unit)
+            except UnitError as exc:
+                reader.fail(f"{path}.unit", str(exc))
+        reader.validate(obs, path, exclude=["platform", "workload"])
+        obs.save()
+        summary.observations += 1
+    ReferenceObservation.objects.exclude(key__in=keys).delete()
+
+
+def _by_slug(reader: _Reader, model, slug, path: str):
+    if slug in (None, ""):
+        return None
+    obj = model.objects.filter(slug=slug).first()
+    if obj is None:
+        reader.fail(path, f"no {model._meta.verbose_name} with slug {slug!r} in the catalogue")
+    return obj
+
+
+def load_catalogue(directory: Path) -> LoadSummary:
+    """Load platforms, workloads and reference observations from ``directory``; all or nothing."""
+    directory = Path(directory)
+    readers = [_Reader(directory / name) for name in ("platforms.json", "workloads.json", "reference_observations.json")]
+    summary = LoadSummary()
+    with transaction.atomic():
+        _load_platforms(readers[0], summary)
+        _load_workloads(readers[1], summary)
+        _load_observations(readers[2], summary)
+    return summary

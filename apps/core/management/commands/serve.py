@@ -1,0 +1,46 @@
+"""``python manage.py serve``: the web server and a real Celery worker process, together.
+
+Used by ``make run``.  The worker is a separate process (never eager mode) using
+whatever broker the settings name: the embedded file-system broker by default,
+Redis when CELERY_BROKER_URL is set.  Ctrl-C stops both.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Run the web server and a Celery worker process; print the URL."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", type=int, default=int(os.environ.get("SKYPLAN_PORT", "8000")))
+        parser.add_argument("--host", default=os.environ.get("SKYPLAN_HOST", "127.0.0.1"))
+        parser.add_argument("--concurrency", type=int, default=2)
+
+    def handle(self, *args, port, host, concurrency, **options):
+        worker_cmd = [
+            sys.executable, "-m", "celery", "-A", "apps", "worker",
+            "--loglevel=WARNING", f"--concurrency={concurrency}", "--without-mingle", "--without-gossip",
+            "-n", f"skyplan-{os.getpid()}@%h",
+        ]
+        worker = subprocess.Popen(worker_cmd)
+        broker = settings.CELERY_BROKER_URL.split("@")[-1]
+        db = settings.DATABASES["default"]
+        self.stdout.write(f"Database: {db['ENGINE'].rsplit('.', 1)[-1]} {db['NAME']}")
+        self.stdout.write(f"Broker:   {broker} (worker pid {worker.pid})")
+        self.stdout.write(self.style.SUCCESS(f"Skyplan is running at http://{host}:{port}/  (Ctrl-C to stop)"))
+        try:
+            call_command("runserver", f"{host}:{port}", use_reloader=False)
+        finally:
+            worker.terminate()
+            try:
+                worker.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                worker.kill()

@@ -1,0 +1,86 @@
+"""Shared model pieces: the provenance-carrying catalogue base and worker heartbeats."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from apps.core.provenance import describe_source, short_source, source_errors
+
+__all__ = ["CatalogueModel", "WorkerHeartbeat"]
+
+
+class CatalogueModel(models.Model):
+    """A catalogue row whose every fact records where it came from.
+
+    Subclasses list their facts in ``FACT_FIELDS``; ``provenance`` maps each fact
+    name to its source (see :mod:`apps.core.provenance`).  A fact with a value but
+    no valid source fails validation, in the admin as in the loader.
+    """
+
+    FACT_FIELDS: tuple[str, ...] = ()
+
+    provenance = models.JSONField(default=dict, blank=True, help_text="fact name → source object")
+
+    class Meta:
+        abstract = True
+
+    def fact_value(self, name: str):
+        return getattr(self, name)
+
+    def provenance_problems(self) -> dict[str, list[str]]:
+        """Fact name → what is wrong with its provenance, for every fact that has a value."""
+        problems: dict[str, list[str]] = {}
+        prov = self.provenance if isinstance(self.provenance, dict) else {}
+        for name in self.FACT_FIELDS:
+            value = self.fact_value(name)
+            if value is None or value == "" or value == []:
+                continue
+            if name not in prov:
+                problems[name] = ["has a value but no source"]
+                continue
+            errors = source_errors(prov[name])
+            if errors:
+                problems[name] = errors
+        unknown = sorted(set(prov) - set(self.FACT_FIELDS))
+        for name in unknown:
+            problems[name] = [f"provenance given for unknown fact {name!r}"]
+        return problems
+
+    def clean(self):
+        super().clean()
+        if not isinstance(self.provenance, dict):
+            raise ValidationError({"provenance": "must be an object mapping fact names to sources"})
+        problems = self.provenance_problems()
+        if problems:
+            raise ValidationError(
+                {"provenance": [f"{name}: {'; '.join(errs)}" for name, errs in sorted(problems.items())]}
+            )
+
+    def source_of(self, name: str) -> dict | None:
+        return (self.provenance or {}).get(name)
+
+    def source_text(self, name: str) -> str:
+        return describe_source(self.source_of(name))
+
+    def source_short(self, name: str) -> str:
+        return short_source(self.source_of(name))
+
+
+class WorkerHeartbeat(models.Model):
+    """A Celery worker said it is alive: which host, which process, which queues."""
+
+    hostname = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    queues = models.CharField(max_length=500, blank=True)
+    cores = models.PositiveIntegerField(null=True)
+    memory_bytes = models.FloatField(null=True)
+    os = models.CharField(max_length=255, blank=True)
+    seen_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-seen_at"]
+        constraints = [models.UniqueConstraint(fields=["hostname", "pid"], name="unique_worker_process")]
+
+    def __str__(self) -> str:
+        return f"{self.hostname} (pid {self.pid})"

@@ -1,0 +1,69 @@
+"""Template helpers: show a catalogue fact with its unit and its provenance beside it."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.html import format_html
+
+from apps.core.fields import QuantityField
+from simulator.units import DIMENSIONS, format_quantity
+
+register = template.Library()
+
+
+def display_value(obj, name: str) -> str:
+    """A fact of ``obj`` as readable text with its unit."""
+    field = obj._meta.get_field(name)
+    value = getattr(obj, name)
+    if value is None or value == "":
+        return "—"
+    if field.choices:
+        return getattr(obj, f"get_{name}_display")()
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(field, QuantityField):
+        if field.dimension in ("bytes", "bandwidth", "time", "frequency"):
+            return format_quantity(value, field.dimension)
+        unit = DIMENSIONS[field.dimension]
+        if field.dimension == "scalar":
+            return f"{value:,.4g}"
+        return f"{value:,.4g} {unit}"
+    if isinstance(value, list):
+        if all(isinstance(v, str) for v in value):
+            return ", ".join(value) or "—"
+        return ", ".join(format_quantity(v, "time") for v in value)
+    return str(value)
+
+
+@register.simple_tag
+def fact(obj, name: str):
+    """``{% fact platform "wan_bandwidth" %}``: the value, its unit and its source, hover for detail."""
+    return format_html(
+        '<span class="fact-value">{}</span> <span class="prov" title="{}" tabindex="0">{}</span>',
+        display_value(obj, name),
+        obj.source_text(name),
+        obj.source_short(name) if getattr(obj, name) not in (None, "") else "",
+    )
+
+
+@register.simple_tag
+def fact_label(obj, name: str) -> str:
+    return column_label(type(obj), name)
+
+
+def column_label(model, name: str) -> str:
+    label = str(model._meta.get_field(name).verbose_name)
+    return label[:1].upper() + label[1:]
+
+
+def columns(model, names) -> list[tuple[str, str]]:
+    """``(name, label)`` pairs for table headers of ``model``'s facts."""
+    return [(name, column_label(model, name)) for name in names]
+
+
+@register.filter
+def quantity(value, dimension: str) -> str:
+    """``{{ value|quantity:"bytes" }}``."""
+    if value is None:
+        return "—"
+    return format_quantity(float(value), dimension)

@@ -1,0 +1,71 @@
+"""A malformed catalogue is refused whole, with an error naming the file and the JSON path."""
+
+import json
+import shutil
+
+import pytest
+from django.conf import settings
+
+from apps.core.catalogue import CatalogueError, load_catalogue
+from apps.platforms.models import Platform
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def catalogue_copy(tmp_path):
+    target = tmp_path / "catalogue"
+    shutil.copytree(settings.SKYPLAN_CATALOGUE_DIR, target)
+    return target
+
+
+def _edit(path, change):
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_it_names_file_and_path_of_an_unknown_unit(catalogue_copy):
+    _edit(catalogue_copy / "platforms.json", lambda d: d["platforms"][0]["facts"]["wan_bandwidth"].update(unit="furlongs/s"))
+
+    with pytest.raises(CatalogueError) as err:
+        load_catalogue(catalogue_copy)
+
+    assert err.value.file == "platforms.json"
+    assert err.value.path == "$.platforms[0].facts.wan_bandwidth.unit"
+    assert "unknown unit 'furlongs/s'" in err.value.message
+
+
+def test_it_refuses_a_value_without_a_source(catalogue_copy):
+    _edit(catalogue_copy / "platforms.json", lambda d: d["platforms"][0]["facts"]["max_nodes"].pop("source"))
+
+    with pytest.raises(CatalogueError, match=r"platforms\.json: \$\.platforms\[0\]\.facts\.max_nodes"):
+        load_catalogue(catalogue_copy)
+
+
+def test_it_refuses_an_assumption_without_a_reason(catalogue_copy):
+    _edit(
+        catalogue_copy / "platforms.json",
+        lambda d: d["platforms"][0]["facts"].update(max_nodes={"value": 4, "unit": "", "source": {"kind": "assumption"}}),
+    )
+
+    with pytest.raises(CatalogueError, match="an assumption source needs a non-empty 'reason'"):
+        load_catalogue(catalogue_copy)
+
+
+def test_it_refuses_a_negative_bandwidth(catalogue_copy):
+    _edit(catalogue_copy / "platforms.json", lambda d: d["platforms"][0]["facts"]["wan_bandwidth"].update(value=-1))
+
+    with pytest.raises(CatalogueError, match="wan_bandwidth"):
+        load_catalogue(catalogue_copy)
+
+
+def test_it_saves_nothing_when_a_later_file_is_broken(catalogue_copy):
+    (catalogue_copy / "reference_observations.json").write_text('{"observations": [ {"key": ')
+
+    with pytest.raises(CatalogueError) as err:
+        load_catalogue(catalogue_copy)
+
+    assert err.value.file == "reference_observations.json"
+    assert err.value.path.startswith("line 1")
+    assert Platform.objects.count() == 0
