@@ -1,0 +1,1 @@
+"""The platform catalogue: clusters, HPC centres and clouds with nodes, storage tiers, WAN, queue and prices."""

@@ -1,0 +1,172 @@
+"""Workloads (pipeline templates with parameters), their stages' demands, and reference observations.
+
+Reference observations are published measurements used only to validate the model;
+they are never inputs to a computation.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+
+from apps.core.fields import QuantityField
+from apps.core.models import CatalogueModel
+from apps.core.provenance import describe_source, short_source, source_errors
+from apps.workloads.schemas import STAGE_NAMES, TEMPLATES
+
+__all__ = ["Workload", "WorkloadStage", "ReferenceObservation"]
+
+
+class Workload(CatalogueModel):
+    class Template(models.TextChoices):
+        CHILES = "chiles", "CHILES imaging (copy → split → invert → concat)"
+        JOB_ARRAY = "job_array", "job array (stage-in / compute / stage-out)"
+        CUSTOM_DAG = "custom_dag", "custom DAG of stages"
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=160)
+    template = models.CharField(max_length=20, choices=Template.choices)
+    description = models.TextField(blank=True)
+    parameters = models.JSONField(default=dict, blank=True, help_text="parameter name → value in base units")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("workloads:detail", args=[self.slug])
+
+    @property
+    def FACT_FIELDS(self) -> tuple[str, ...]:  # noqa: N802 - same name as the class attribute it replaces
+        return tuple(self.parameters or {})
+
+    def fact_value(self, name: str):
+        return (self.parameters or {}).get(name)
+
+    def parameter_rows(self) -> list[dict]:
+        """Parameters in template order with label, dimension and provenance, for display."""
+        rows = []
+        for param in TEMPLATES.get(self.template, ()):
+            if param.name in (self.parameters or {}):
+                rows.append(self._row(param.name, param.label, param.dimension))
+        known = {p.name for p in TEMPLATES.get(self.template, ())}
+        for name in sorted(set(self.parameters or {}) - known):
+            rows.append(self._row(name, name.replace("_", " "), "scalar"))
+        return rows
+
+    def _row(self, name: str, label: str, dimension: str) -> dict:
+        source = self.source_of(name)
+        return {
+            "name": name,
+            "label": label,
+            "value": self.parameters[name],
+            "dimension": dimension,
+            "source_short": short_source(source),
+            "source_text": describe_source(source),
+        }
+
+    def clean(self):
+        errors: dict[str, list[str]] = {}
+        params = self.parameters if isinstance(self.parameters, dict) else None
+        if params is None:
+            raise ValidationError({"parameters": "must be an object mapping parameter names to numbers"})
+        schema = {p.name: p for p in TEMPLATES.get(self.template, ())}
+        for name, param in schema.items():
+            if param.required and name not in params:
+                errors.setdefault("parameters", []).append(f"{name}: required by the {self.template} template")
+        for name, value in params.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                errors.setdefault("parameters", []).append(f"{name}: must be a number, got {value!r}")
+            elif name in schema and schema[name].positive and value <= 0:
+                errors.setdefault("parameters", []).append(f"{name}: must be greater than zero, got {value!r}")
+        if errors:
+            raise ValidationError(errors)
+        super().clean()
+
+
+class WorkloadStage(CatalogueModel):
+    """One stage of a workload and what one of its tasks demands (at the reference size)."""
+
+    FACT_FIELDS = (
+        "n_tasks",
+        "depends_on",
+        "seq_read_bytes",
+        "seq_write_bytes",
+        "random_read_ops",
+        "random_write_ops",
+        "random_op_bytes",
+        "cpu_seconds",
+        "usable_threads",
+        "peak_memory",
+        "overhead",
+    )
+
+    workload = models.ForeignKey(Workload, on_delete=models.CASCADE, related_name="stages")
+    name = models.CharField(max_length=60)
+    order = models.PositiveIntegerField(default=0)
+    n_tasks = QuantityField("tasks in the stage", dimension="scalar", strictly_positive=True)
+    depends_on = models.JSONField("depends on stages", default=list, blank=True)
+    seq_read_bytes = QuantityField("sequential read per task", dimension="bytes")
+    seq_write_bytes = QuantityField("sequential write per task", dimension="bytes")
+    random_read_ops = QuantityField("random read operations per task", dimension="scalar")
+    random_write_ops = QuantityField("random write operations per task", dimension="scalar")
+    random_op_bytes = QuantityField("bytes per random operation", dimension="bytes")
+    cpu_seconds = QuantityField("CPU per task (core-seconds)", dimension="time")
+    usable_threads = QuantityField("usable threads", dimension="scalar", strictly_positive=True)
+    peak_memory = QuantityField("peak memory", dimension="bytes")
+    overhead = QuantityField("fixed overhead per task", dimension="time")
+
+    class Meta:
+        ordering = ["workload", "order"]
+        constraints = [models.UniqueConstraint(fields=["workload", "name"], name="unique_stage_per_workload")]
+
+    def __str__(self) -> str:
+        return f"{self.workload.name} · {self.name}"
+
+    def clean(self):
+        if not isinstance(self.depends_on, list) or not all(isinstance(s, str) for s in self.depends_on):
+            raise ValidationError({"depends_on": "must be a list of stage names"})
+        expected = STAGE_NAMES.get(self.workload.template, ()) if self.workload_id else ()
+        if expected and self.name not in expected:
+            raise ValidationError({"name": f"the {self.workload.template} template has stages {', '.join(expected)}"})
+        super().clean()
+
+
+class ReferenceObservation(models.Model):
+    """A published measurement (a time, a bill, a rank) kept to validate the model against."""
+
+    key = models.CharField(max_length=120, unique=True)
+    quantity = models.CharField(max_length=80, db_index=True)
+    platform = models.ForeignKey(
+        "platforms.Platform", null=True, blank=True, on_delete=models.CASCADE, related_name="observations"
+    )
+    workload = models.ForeignKey(Workload, null=True, blank=True, on_delete=models.CASCADE, related_name="observations")
+    value = models.JSONField(null=True, blank=True, help_text="as published: number, text or list; null when not reported")
+    unit = models.CharField(max_length=40, blank=True)
+    base_value = models.FloatField(null=True, blank=True, help_text="numeric value in base units")
+    scatter = models.JSONField(null=True, blank=True)
+    scatter_kind = models.CharField(max_length=40, blank=True)
+    source = models.JSONField()
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["quantity", "key"]
+
+    def __str__(self) -> str:
+        return self.key
+
+    def clean(self):
+        errors = source_errors(self.source)
+        if errors:
+            raise ValidationError({"source": errors})
+
+    @property
+    def source_short(self) -> str:
+        return short_source(self.source)
+
+    @property
+    def source_text(self) -> str:
+        return describe_source(self.source)

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from apps.workloads import views
+
+app_name = "workloads"
+urlpatterns = [
+    path("", views.workload_list, name="list"),
+    path("reference-observations/", views.observation_list, name="observations"),
+    path("<slug:slug>/", views.workload_detail, name="detail"),
+]

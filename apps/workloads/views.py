@@ -1,0 +1,29 @@
+"""Catalogue pages for workloads and the reference observations."""
+
+from django.shortcuts import get_object_or_404, render
+
+from apps.core.templatetags.skyplan import columns
+from apps.workloads.models import ReferenceObservation, Workload, WorkloadStage
+
+
+def workload_list(request):
+    return render(request, "workloads/list.html", {"workloads": Workload.objects.prefetch_related("stages")})
+
+
+def workload_detail(request, slug):
+    workload = get_object_or_404(Workload, slug=slug)
+    return render(
+        request,
+        "workloads/detail.html",
+        {
+            "workload": workload,
+            "stages": workload.stages.all(),
+            "stage_columns": columns(WorkloadStage, WorkloadStage.FACT_FIELDS),
+            "observations": workload.observations.select_related("platform"),
+        },
+    )
+
+
+def observation_list(request):
+    observations = ReferenceObservation.objects.select_related("platform", "workload")
+    return render(request, "workloads/observations.html", {"observations": observations})
