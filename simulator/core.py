@@ -1,0 +1,124 @@
+"""A tiny deterministic discrete-event core (SimPy-like, without processes).
+
+An :class:`Environment` holds one binary heap of ``(time, priority, seq, fn, arg)``
+entries.  :meth:`Environment.run` pops them in that order and calls ``fn(arg)``.
+``seq`` is a monotonically increasing counter, so events with equal time and
+priority run in the order they were scheduled: the same inputs always give the
+same run, bit for bit.
+
+Priorities order what happens *at the same instant*; lower runs first.  The runner
+uses :data:`URGENT` for completions, :data:`DISPATCH` to hand queued tasks to free
+slots once every completion at that instant is known (so ties resolve by task id)
+and :data:`FLUSH` to recompute fluid rates once per instant, after all changes.
+
+End-of-instant work (dispatch, flush) is scheduled with :meth:`Environment.defer`:
+it goes to a second, small heap of ``(priority, seq, fn, arg)`` for the current
+instant and runs exactly where a ``(now, priority)`` entry of the main heap would
+(after every main-heap event at ``now`` with a lower priority), but without a
+push into, and a pop from, the big heap.
+
+Callbacks must not schedule events in the past; :meth:`Environment.schedule`
+does not check it (the hot path stays lean), :meth:`Environment.run` does when
+``check=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from heapq import heappop, heappush
+from itertools import count
+from math import inf
+from typing import Any
+
+__all__ = ["Environment", "URGENT", "NORMAL", "DISPATCH", "FLUSH", "SimulationError"]
+
+URGENT = 0
+NORMAL = 1
+DISPATCH = 2
+FLUSH = 3
+
+
+class SimulationError(RuntimeError):
+    """The simulation cannot proceed (time went backwards, a deadlock, ...)."""
+
+
+class Environment:
+    """Simulated clock plus the event heap.
+
+    ``now`` is the current time; ``events`` counts heap entries processed (every
+    callback call, including wake-ups that find nothing to do).  Hot loops may
+    push ``(time, priority, next(env.seq), fn, arg)`` onto ``env.heap`` directly
+    (that is all :meth:`schedule` does).
+    """
+
+    __slots__ = ("now", "heap", "deferred", "events", "seq")
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.now = float(start)
+        self.heap: list[tuple] = []
+        self.deferred: list[tuple] = []
+        self.events = 0
+        self.seq = count()
+
+    def defer(self, priority: int, fn: Callable[[Any], Any], arg: Any = None) -> None:
+        """Call ``fn(arg)`` at the current instant, ordered as ``schedule(now, priority, ...)``."""
+        heappush(self.deferred, (priority, next(self.seq), fn, arg))
+
+    def schedule(self, time: float, priority: int, fn: Callable[[Any], Any], arg: Any = None) -> None:
+        """Call ``fn(arg)`` at absolute ``time`` (ties: ``priority``, then scheduling order)."""
+        heappush(self.heap, (time, priority, next(self.seq), fn, arg))
+
+    def schedule_in(self, delay: float, fn: Callable[[Any], Any], arg: Any = None, priority: int = NORMAL) -> None:
+        """Call ``fn(arg)`` ``delay`` seconds from now."""
+        heappush(self.heap, (self.now + delay, priority, next(self.seq), fn, arg))
+
+    def peek(self) -> float:
+        """Time of the next event, or ``inf`` when nothing is scheduled."""
+        if self.deferred:
+            return self.now
+        return self.heap[0][0] if self.heap else float("inf")
+
+    def run(self, until: float | None = None, check: bool = False) -> float:
+        """Process events until the heap is empty (or the next one is after ``until``).
+
+        Returns the time of the last processed event.
+        """
+        heap = self.heap
+        deferred = self.deferred
+        pop = heappop
+        limit = inf if until is None else until
+        n = 0
+        try:
+            if until is None and not check:
+                while True:
+                    if deferred and (not heap or heap[0][0] > self.now or heap[0][1] > deferred[0][0]):
+                        # deferred entries belong to ``now``: they run unless the main
+                        # heap still has an entry at ``now`` with a lower priority
+                        _, _, fn, arg = pop(deferred)
+                        n += 1
+                        fn(arg)
+                    elif heap:
+                        t, _, _, fn, arg = pop(heap)
+                        self.now = t
+                        n += 1
+                        fn(arg)
+                    else:
+                        break
+            else:
+                while True:
+                    if deferred and (not heap or heap[0][0] > self.now or heap[0][1] > deferred[0][0]):
+                        _, _, fn, arg = pop(deferred)
+                        n += 1
+                        fn(arg)
+                    elif heap and heap[0][0] <= limit:
+                        t, _, _, fn, arg = pop(heap)
+                        if check and t < self.now:
+                            raise SimulationError(f"event at {t} scheduled in the past (now {self.now})")
+                        self.now = t
+                        n += 1
+                        fn(arg)
+                    else:
+                        break
+        finally:
+            self.events += n
+        return self.now

@@ -1,0 +1,492 @@
+"""Fluid resources shared max-min fairly by the flows active on them.
+
+Two implementations behind one small interface (``add`` a flow, get called back
+with ``on_done(owner, resource)`` when it has moved its amount):
+
+* :class:`PSResource`, the fast path, for a resource whose flows each cross only
+  that resource and carry no cap of their own.  All its flows then get the same
+  rate ``min(per_flow_cap, capacity(n) / n)`` (processor sharing), so the resource
+  only tracks the cumulative service ``V(t)`` one flow has received; a flow that
+  needs ``x`` finishes when ``V`` reaches ``V_start + x``.  Flows wait in a heap of
+  finish virtual times: adding or finishing a flow is O(log n), whatever the
+  number of active flows.  Degradation and per-flow caps of the resource keep the
+  rates equal, so they stay on this path.
+* :class:`GeneralResource` grouped in a :class:`GeneralGroup`, for resources that
+  carry multi-resource flows or flows with their own cap.  Every change at an
+  instant triggers one progressive-filling (water-filling) pass over the group,
+  O(flows x bottlenecks).
+
+A flow has a ``weight``: ``w`` identical flows starting together on the same
+resource are one entry of weight ``w`` (they get ``w`` shares and finish
+together), which is exact and keeps "eight separate reads" cheap.
+
+Degradation: with ``n`` (weighted) flows active and ``n > degrade_after`` the
+aggregate capacity is ``capacity * (degrade_after / n) ** degrade_exponent``.
+
+Rates are recomputed once per instant: changes mark a resource dirty and a single
+:data:`~simulator.core.FLUSH` event (after every completion and dispatch at that
+instant) recomputes them.  Each resource keeps one pending completion wake-up;
+wake-ups made stale by a later change are dropped in O(1).
+
+Utilisation is recorded as a step function (only at changes) in two
+``array('d')`` per resource; :func:`decimate` reduces it to a bounded number of
+points while preserving the area (the units moved).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from heapq import heappop, heappush
+from itertools import count
+from math import inf
+from typing import Any
+
+from .core import FLUSH, URGENT, Environment
+
+__all__ = [
+    "FluidSystem",
+    "PSResource",
+    "GeneralResource",
+    "GeneralGroup",
+    "effective_capacity",
+    "max_min_fair",
+    "decimate",
+]
+
+#: A flow within this many seconds of finishing is finished (float rounding).
+TIME_EPS = 1e-9
+
+
+def effective_capacity(capacity: float, n: float, degrade_after: int | None, exponent: float) -> float:
+    """Aggregate capacity of a resource with ``n`` active flows (degradation applied)."""
+    if degrade_after is not None and n > degrade_after and exponent:
+        return capacity * (degrade_after / n) ** exponent
+    return capacity
+
+
+class FluidSystem:
+    """Owns the dirty lists and the once-per-instant flush of every fluid resource.
+
+    ``on_done(owner, resource)`` is called when a flow added with ``owner`` is done.
+    """
+
+    __slots__ = ("env", "on_done", "dirty", "flush_scheduled", "record", "seq", "resources")
+
+    def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any], record_utilisation: bool = True) -> None:
+        self.env = env
+        self.on_done = on_done
+        self.dirty: list = []
+        self.flush_scheduled = False
+        self.record = record_utilisation
+        self.seq = count()
+        self.resources: list = []
+
+    def mark(self, res: Any) -> None:
+        """Remember ``res`` for the flush at the current instant."""
+        self.dirty.append(res)
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            self.env.defer(FLUSH, self.flush_all, None)
+
+    def flush_all(self, _arg: Any = None) -> None:
+        dirty = self.dirty
+        self.dirty = []
+        self.flush_scheduled = False
+        for res in dirty:
+            res.flush()
+
+    def ps(self, name: str, capacity: float, per_flow_cap: float | None = None,
+           degrade_after: int | None = None, degrade_exponent: float = 0.0) -> PSResource:
+        res = PSResource(self, name, capacity, per_flow_cap, degrade_after, degrade_exponent)
+        self.resources.append(res)
+        return res
+
+    def general(self, name: str, capacity: float, group: GeneralGroup, per_flow_cap: float | None = None,
+                degrade_after: int | None = None, degrade_exponent: float = 0.0) -> GeneralResource:
+        res = GeneralResource(name, capacity, group, per_flow_cap, degrade_after, degrade_exponent)
+        self.resources.append(res)
+        return res
+
+
+class PSResource:
+    """Equal sharing among single-resource, uncapped flows, by virtual time (O(log n))."""
+
+    __slots__ = (
+        "sys", "env", "name", "capacity", "per_flow_cap", "degrade_after", "degrade_exponent",
+        "V", "t", "n", "rate", "heap", "batch", "dirty", "next_t", "moved", "ut_t", "ut_r", "last_u", "_seq",
+    )
+
+    def __init__(self, sys: FluidSystem, name: str, capacity: float, per_flow_cap: float | None,
+                 degrade_after: int | None, degrade_exponent: float) -> None:
+        if not capacity > 0:
+            raise ValueError(f"resource {name!r}: capacity must be > 0, got {capacity!r}")
+        self.sys = sys
+        self.env = sys.env
+        self.name = name
+        self.capacity = float(capacity)
+        self.per_flow_cap = per_flow_cap
+        self.degrade_after = degrade_after if degrade_exponent else None
+        self.degrade_exponent = degrade_exponent
+        self.V = 0.0  # service one (unit-weight) flow has received since the resource was last idle
+        self.t = 0.0  # time V refers to
+        self.n = 0  # weighted number of active flows
+        self.rate = 0.0  # current rate of one unit-weight flow
+        self.heap: list[list] = []  # [finish V, seq, total weight, [owners]]
+        self.batch: dict = {}  # amount -> heap entry, for flows started at the current V
+        self.dirty = False
+        self.next_t = -1.0
+        self.moved = 0.0
+        self.ut_t = array("d")
+        self.ut_r = array("d")
+        self.last_u = 0.0
+        self._seq = sys.seq
+
+    def add(self, amount: float, weight: int, owner: Any) -> None:
+        """Start ``weight`` identical flows of ``amount`` units each, now.
+
+        Flows of the same amount started at the same virtual time finish together,
+        so they share one heap entry (one push and one pop for all of them).
+        """
+        if not self.dirty:
+            now = self.env.now
+            if self.n:
+                self.V += self.rate * (now - self.t)
+            self.t = now
+            self.dirty = True
+            self.batch = {}
+            self.sys.mark(self)
+        entry = self.batch.get(amount)
+        if entry is None:
+            entry = self.batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
+            heappush(self.heap, entry)
+        else:
+            entry[2] += weight
+            entry[3].append(owner)
+        self.n += weight
+        self.moved += amount * weight
+
+    def flush(self) -> None:
+        """Recompute the rate after this instant's changes and schedule the next completion."""
+        self.dirty = False
+        n = self.n
+        now = self.env.now
+        if n == 0:
+            self.rate = 0.0
+            self.V = 0.0
+            self.next_t = -1.0
+            u = 0.0
+        else:
+            c = self.capacity
+            da = self.degrade_after
+            if da is not None and n > da:
+                c *= (da / n) ** self.degrade_exponent
+            r = c / n
+            pfc = self.per_flow_cap
+            if pfc is not None and r > pfc:
+                r = pfc
+            self.rate = r
+            u = r * n
+            tn = now + (self.heap[0][0] - self.V) / r
+            if tn != self.next_t:
+                self.next_t = tn
+                env = self.env
+                heappush(env.heap, (tn, URGENT, next(env.seq), self.complete, None))
+        if u != self.last_u and self.sys.record:
+            self.last_u = u
+            ut_t = self.ut_t
+            if ut_t and ut_t[-1] == now:
+                self.ut_r[-1] = u
+            else:
+                ut_t.append(now)
+                self.ut_r.append(u)
+
+    def complete(self, _arg: Any = None) -> None:
+        """Wake-up at the predicted finish of the first flow: finish every due flow."""
+        env = self.env
+        now = env.now
+        if now != self.next_t:
+            return  # superseded by a later change
+        self.next_t = -1.0
+        r = self.rate
+        V = self.V + r * (now - self.t)
+        self.t = now
+        self.V = V
+        limit = V + r * TIME_EPS + abs(V) * 1e-13
+        heap = self.heap
+        done = []
+        n = self.n
+        while heap and heap[0][0] <= limit:
+            item = heappop(heap)
+            n -= item[2]
+            done += item[3]
+        self.n = n
+        if not self.dirty:
+            self.dirty = True
+            self.sys.mark(self)
+        self.batch = {}  # V moved on: later flows cannot join earlier entries
+        on_done = self.sys.on_done
+        for owner in done:
+            on_done(owner, self)
+
+    def utilisation(self) -> tuple[array, array]:
+        return self.ut_t, self.ut_r
+
+
+class GeneralFlow:
+    """A flow in a :class:`GeneralGroup` (any number of resources, optional cap)."""
+
+    __slots__ = ("rem", "rate", "weight", "res", "cap", "owner", "label", "seq")
+
+    def __init__(self, rem: float, weight: int, res: tuple, cap: float, owner: Any, seq: int) -> None:
+        self.rem = rem
+        self.rate = 0.0
+        self.weight = weight
+        self.res = res
+        self.cap = cap
+        self.owner = owner
+        self.label = res[0]
+        self.seq = seq
+
+
+class GeneralResource:
+    """A resource whose flows are allocated by water-filling within its group."""
+
+    __slots__ = (
+        "name", "capacity", "per_flow_cap", "degrade_after", "degrade_exponent", "group",
+        "moved", "ut_t", "ut_r", "last_u", "_n", "_cap", "_unf", "_used",
+    )
+
+    def __init__(self, name: str, capacity: float, group: GeneralGroup, per_flow_cap: float | None,
+                 degrade_after: int | None, degrade_exponent: float) -> None:
+        if not capacity > 0:
+            raise ValueError(f"resource {name!r}: capacity must be > 0, got {capacity!r}")
+        self.name = name
+        self.capacity = float(capacity)
+        self.per_flow_cap = per_flow_cap
+        self.degrade_after = degrade_after if degrade_exponent else None
+        self.degrade_exponent = degrade_exponent
+        self.group = group
+        self.moved = 0.0
+        self.ut_t = array("d")
+        self.ut_r = array("d")
+        self.last_u = 0.0
+        self._n = 0
+        self._cap = 0.0
+        self._unf = 0
+        self._used = 0.0
+
+    def add(self, amount: float, weight: int, owner: Any) -> None:
+        """Start ``weight`` identical single-resource flows of ``amount`` (no own cap)."""
+        self.group.add((self,), amount, weight, None, owner)
+
+    def utilisation(self) -> tuple[array, array]:
+        return self.ut_t, self.ut_r
+
+
+def _water_fill(flows: Sequence[GeneralFlow], resources: Iterable[GeneralResource]) -> None:
+    """Progressive filling: set ``rate`` (per unit of weight) and ``label`` of every flow.
+
+    Repeatedly find the lowest level at which either a resource saturates (its
+    remaining capacity shared by its unfrozen flows) or a flow reaches its cap,
+    and freeze the flows concerned at that level.  ``flows`` order breaks ties.
+    """
+    for r in resources:
+        r._n = 0
+        r._used = 0.0
+    for f in flows:
+        w = f.weight
+        for r in f.res:
+            r._n += w
+    for r in resources:
+        n = r._n
+        r._unf = n
+        c = r.capacity
+        da = r.degrade_after
+        if da is not None and n > da:
+            c *= (da / n) ** r.degrade_exponent
+        r._cap = c
+    active = list(flows)
+    res_list = [r for r in resources if r._n]
+    while active:
+        level = inf
+        bott = None
+        for r in res_list:
+            if r._unf > 0:
+                s = r._cap / r._unf
+                if s < level:
+                    level = s
+                    bott = r
+        fcap = inf
+        for f in active:
+            if f.cap < fcap:
+                fcap = f.cap
+        if fcap <= level:
+            level = fcap
+            frozen = [f for f in active if f.cap <= level]
+            for f in frozen:
+                f.label = f.res[0]
+        else:
+            frozen = [f for f in active if bott in f.res]
+            for f in frozen:
+                f.label = bott
+        if level < 0.0:
+            level = 0.0
+        for f in frozen:
+            f.rate = level
+            w = f.weight
+            use = level * w
+            for r in f.res:
+                r._cap -= use
+                r._unf -= w
+                r._used += use
+        fs = set(map(id, frozen))
+        active = [f for f in active if id(f) not in fs]
+
+
+def max_min_fair(capacities: dict[str, float], flows: Sequence[tuple[Sequence[str], float | None]]) -> list[float]:
+    """Max-min fair rates of ``flows`` (``(resource names, cap or None)``) over ``capacities``.
+
+    A pure helper (no degradation, unit weights) exposing the allocation rule.
+    """
+    dummy = GeneralGroup.__new__(GeneralGroup)
+    res = {name: GeneralResource(name, cap, dummy, None, None, 0.0) for name, cap in capacities.items()}
+    gf = [
+        GeneralFlow(1.0, 1, tuple(res[n] for n in names), inf if cap is None else float(cap), None, i)
+        for i, (names, cap) in enumerate(flows)
+    ]
+    _water_fill(gf, res.values())
+    return [f.rate for f in gf]
+
+
+class GeneralGroup:
+    """Resources allocated together by water-filling (a connected set of resources)."""
+
+    __slots__ = ("sys", "env", "flows", "t", "dirty", "next_t", "resources", "_seq")
+
+    def __init__(self, sys: FluidSystem) -> None:
+        self.sys = sys
+        self.env = sys.env
+        self.flows: list[GeneralFlow] = []
+        self.t = 0.0
+        self.dirty = False
+        self.next_t = -1.0
+        self.resources: dict[GeneralResource, None] = {}  # used since the last flush, in first-use order
+        self._seq = sys.seq
+
+    def _advance(self, now: float) -> None:
+        dt = now - self.t
+        if dt:
+            for f in self.flows:
+                f.rem -= f.rate * dt
+        self.t = now
+
+    def add(self, res: tuple, amount: float, weight: int, cap: float | None, owner: Any) -> None:
+        """Start ``weight`` identical flows of ``amount`` across ``res`` (all constrain them)."""
+        if not self.dirty:
+            self._advance(self.env.now)
+            self.dirty = True
+            self.sys.mark(self)
+        c = inf
+        if cap is not None:
+            c = cap
+        for r in res:
+            if r.per_flow_cap is not None and r.per_flow_cap < c:
+                c = r.per_flow_cap
+            r.moved += amount * weight
+            self.resources[r] = None
+        self.flows.append(GeneralFlow(amount, weight, res, c, owner, next(self._seq)))
+
+    def flush(self) -> None:
+        self.dirty = False
+        now = self.env.now
+        flows = self.flows
+        resources = list(self.resources)
+        _water_fill(flows, resources)
+        if self.sys.record:
+            for r in resources:
+                u = r._used
+                if u != r.last_u:
+                    r.last_u = u
+                    if r.ut_t and r.ut_t[-1] == now:
+                        r.ut_r[-1] = u
+                    else:
+                        r.ut_t.append(now)
+                        r.ut_r.append(u)
+        # forget idle resources (they were just recorded at 0)
+        self.resources = {r: None for r in resources if r._n}
+        tn = inf
+        for f in flows:
+            if f.rate > 0.0:
+                d = f.rem / f.rate
+                if d < tn:
+                    tn = d
+        if tn == inf:
+            self.next_t = -1.0
+            if flows:
+                from .core import SimulationError
+
+                raise SimulationError("fluid flows with zero rate can never finish")
+            return
+        tn += now
+        if tn != self.next_t:
+            self.next_t = tn
+            self.env.schedule(tn, URGENT, self.complete, None)
+
+    def complete(self, _arg: Any = None) -> None:
+        now = self.env.now
+        if now != self.next_t:
+            return
+        self.next_t = -1.0
+        self._advance(now)
+        done = []
+        keep = []
+        for f in self.flows:
+            if f.rem <= f.rate * TIME_EPS + 1e-12 * abs(f.rem + 1.0):
+                done.append(f)
+            else:
+                keep.append(f)
+        self.flows = keep
+        if not self.dirty:
+            self.dirty = True
+            self.sys.mark(self)
+        on_done = self.sys.on_done
+        for f in done:
+            on_done(f.owner, f.label)
+
+
+def decimate(times: Sequence[float], rates: Sequence[float], end: float, max_points: int) -> tuple[tuple[float, float], ...]:
+    """A step function as ``((t, rate), ...)``, at most about ``max_points`` long.
+
+    Short functions are returned unchanged.  Longer ones are averaged over equal
+    time buckets of ``[times[0], end]``: the area (units moved) is preserved.
+    """
+    n = len(times)
+    if n <= max_points or max_points < 2 or end <= times[0]:
+        return tuple(zip(times, rates, strict=True))
+    t0 = times[0]
+    width = (end - t0) / (max_points - 1)
+    out = []
+    acc = 0.0
+    b = 0  # current bucket
+    bstart = t0
+    bend = t0 + width
+    for i in range(n):
+        t = times[i]
+        r = rates[i]
+        t_next = times[i + 1] if i + 1 < n else end
+        while t < t_next:
+            seg_end = t_next if t_next < bend else bend
+            acc += r * (seg_end - t)
+            t = seg_end
+            if t >= bend:
+                out.append((bstart, acc / width))
+                acc = 0.0
+                b += 1
+                bstart = t0 + b * width
+                bend = t0 + (b + 1) * width
+    if acc or (out and out[-1][0] < bstart and bstart < end):
+        out.append((bstart, acc / max(end - bstart, 1e-300)))
+    if out and out[-1][1] != 0.0:
+        out.append((end, 0.0))
+    return tuple(out)

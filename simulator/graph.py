@@ -1,0 +1,173 @@
+"""The contract between pipeline models and the execution engine.
+
+Models (``simulator.model``) turn a platform and a workload into a :class:`TaskGraph`:
+fluid resources, pools of slots and tasks made of phases.  The runner
+(``simulator.runner``) executes the graph and returns a :class:`RunResult`.
+Everything here is a frozen dataclass of plain numbers and strings, so inputs and
+outputs are hashable, picklable and JSON-serialisable with :func:`dataclasses.asdict`.
+
+Units: amounts in bytes or operations, rates in units per second, times in seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ResourceSpec",
+    "Flow",
+    "Phase",
+    "Task",
+    "PoolSpec",
+    "TaskGraph",
+    "TaskRecord",
+    "PoolRecord",
+    "RunResult",
+    "NODE",
+]
+
+#: Placeholder in a flow's resource name, replaced by the node a task runs on
+#: (``"nic@{node}"`` becomes ``"nic@split-3"``).  Per-node resources are declared
+#: once with the placeholder and instantiated per node by the runner.
+NODE = "{node}"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    """A capacity shared max-min fairly by the flows active on it.
+
+    ``capacity`` is in units per second (bytes/s for bandwidth, operations/s for
+    IOPS).  ``per_flow_cap`` limits any single flow (per-client bandwidth).  When
+    more than ``degrade_after`` flows are active, the aggregate capacity becomes
+    ``capacity * (degrade_after / n) ** degrade_exponent`` (spinning disks behind one
+    server seek between streams, so a too-parallel run gets slower, not just shared).
+    A name containing :data:`NODE` declares one such resource per node of a pool.
+    """
+
+    name: str
+    capacity: float
+    per_flow_cap: float | None = None
+    degrade_after: int | None = None
+    degrade_exponent: float = 0.0
+    kind: str = "bandwidth"  # "bandwidth" | "iops" | "link"
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    """An amount to move through one or more resources at once (all constrain it)."""
+
+    resources: tuple[str, ...]
+    amount: float
+    cap: float | None = None
+    label: str = ""  # "seq_read", "seq_write", "rand_read", "rand_write", "wan", ...
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """CPU work and I/O flows that overlap, after a fixed overhead.
+
+    The phase lasts ``overhead_s`` and then until both the CPU work
+    (``cpu_seconds`` core-seconds spread over ``min(threads, task cores)`` cores)
+    and every flow are done.
+    """
+
+    name: str
+    cpu_seconds: float = 0.0
+    threads: int = 1
+    flows: tuple[Flow, ...] = ()
+    overhead_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A unit of work: phases run one after another on one slot of ``pool``.
+
+    A task with ``pool=None`` and no phases is a zero-cost barrier: it completes
+    as soon as its dependencies do and holds nothing.  ``deps`` are task ids.
+    ``slot`` pins the task to a slot index of a static pool (work-units cycling
+    over days or sub-bands); ``None`` lets the pool's policy choose.
+    """
+
+    id: int
+    stage: str
+    phases: tuple[Phase, ...] = ()
+    deps: tuple[int, ...] = ()
+    pool: str | None = "default"
+    cores: int = 1
+    memory_bytes: float = 0.0
+    slot: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSpec:
+    """Nodes or instances on which tasks run.
+
+    ``policy``: ``"static"`` (a fixed allocation requested when the first task of
+    the pool becomes ready, available after ``queue_wait_s``, held until the last
+    task of the pool ends), ``"dynamic"`` (same allocation, FIFO ready queue onto
+    any free slot, ties by task id) or ``"elastic"`` (one instance per task,
+    launched at most one per ``launch_interval_s``, ready after ``boot_s``,
+    released when its task ends; at most ``nodes`` alive at once).
+    """
+
+    name: str
+    nodes: int
+    cores_per_node: int = 1
+    slots_per_node: int = 1
+    policy: str = "dynamic"
+    queue_wait_s: float = 0.0
+    boot_s: float = 0.0
+    launch_interval_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class TaskGraph:
+    """Everything the runner needs: resources, pools and tasks (ids 0..n-1 in order)."""
+
+    resources: tuple[ResourceSpec, ...]
+    pools: tuple[PoolSpec, ...]
+    tasks: tuple[Task, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """What happened to one task (one Gantt bar)."""
+
+    id: int
+    stage: str
+    pool: str | None
+    node: str
+    ready_s: float
+    start_s: float
+    end_s: float
+    bound_by: str  # resource name, "cpu", "overhead" or "" for barriers
+
+
+@dataclass(frozen=True, slots=True)
+class PoolRecord:
+    """When a pool was requested, available and released; ``node_seconds`` is what billing uses.
+
+    For elastic pools ``instances`` lists ``(launch_s, release_s)`` per instance.
+    """
+
+    name: str
+    requested_s: float
+    available_s: float
+    released_s: float
+    nodes: int
+    node_seconds: float
+    instances: tuple[tuple[float, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """The outcome of one run of a :class:`TaskGraph`."""
+
+    makespan_s: float
+    tasks: tuple[TaskRecord, ...]
+    pools: tuple[PoolRecord, ...]
+    #: resource name -> ((time_s, rate_in_use), ...) step function, per resource instance
+    utilisation: dict[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+    #: resource name -> total units moved through it
+    moved: dict[str, float] = field(default_factory=dict)
+    events: int = 0

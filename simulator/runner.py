@@ -1,0 +1,689 @@
+"""Execute a :class:`~simulator.graph.TaskGraph` and return a :class:`~simulator.graph.RunResult`.
+
+The runner is deterministic (no randomness, every tie broken by task id or by
+scheduling order) and pure Python.  Semantics, in short:
+
+* A task runs its phases one after another on one slot.  A phase lasts its
+  ``overhead_s``, then until its CPU work (``cpu_seconds / min(threads, cores)``)
+  and all its flows are done.  Flows are fluid (see :mod:`simulator.fluid`); a
+  resource name containing ``{node}`` is instantiated per node.
+* ``bound_by``: each phase's overhead is attributed to ``"overhead"`` and the rest
+  of the phase to whichever of ``"cpu"`` or its flows finished last (a flow is
+  labelled by the resource instance that limited it, e.g. ``"nic@split-3"``).  The
+  label with the most time over the task's phases wins (ties: first seen).
+* Barriers (``pool=None``, no phases) complete when their dependencies do.
+* ``dynamic``/``static`` pools: ``nodes * slots_per_node`` slots, requested when
+  the first of their tasks becomes ready, available ``queue_wait_s`` later,
+  released when their last task ends.  Ready tasks wait in one FIFO queue (ties by
+  task id) and take the lowest-numbered free slot.  In a ``static`` pool a task
+  with ``slot`` set waits for that slot (it has priority on it over unpinned tasks).
+* ``elastic`` pools: one instance per task, launched in FIFO order, at most
+  ``nodes`` alive, launches at least ``launch_interval_s`` apart, the task starts
+  ``boot_s`` after the launch and the instance is released when the task ends.
+  ``PoolRecord.nodes`` is then the peak number of instances alive at once.
+* ``utilisation`` per resource instance is the rate in use, recorded at changes and
+  reduced (area preserving) to at most ``max_utilisation_points`` points.
+* ``events`` counts engine events processed (including superseded wake-ups).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from heapq import heappop, heappush
+from math import inf
+
+from .core import DISPATCH, URGENT, Environment, SimulationError
+from .fluid import FluidSystem, GeneralGroup, decimate
+from .graph import NODE, PoolRecord, PoolSpec, ResourceSpec, RunResult, TaskGraph, TaskRecord
+
+__all__ = ["run", "SimulationError"]
+
+_CPU = "cpu"
+_OVERHEAD = "overhead"
+
+
+class _Node:
+    """A node (or elastic instance): its name and its per-node resource instances."""
+
+    __slots__ = ("name", "res")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.res: dict = {}
+
+
+class _Running:
+    """A task holding a slot."""
+
+    __slots__ = ("i", "phases", "pi", "pending", "in_ov", "t0", "node", "slot", "pool", "attr")
+
+    def __init__(self, i, phases, node, slot, pool):
+        self.i = i
+        self.phases = phases
+        self.pi = -1  # index of the current phase
+        self.pending = 1  # the "start" part, completed at once by the pool
+        self.in_ov = False
+        self.t0 = 0.0
+        self.node = node
+        self.slot = slot
+        self.pool = pool
+        self.attr = None  # label -> seconds, created at the first attribution
+
+
+class _UnionFind:
+    __slots__ = ("parent",)
+
+    def __init__(self) -> None:
+        self.parent: dict = {}
+
+    def find(self, x):
+        p = self.parent.setdefault(x, x)
+        while p != x:
+            gp = self.parent[p]
+            self.parent[x] = gp
+            x, p = p, gp
+        return p
+
+    def union(self, a, b) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _flow_is_simple(flow, specs: dict[str, ResourceSpec]) -> bool:
+    if len(flow.resources) != 1:
+        return False
+    if flow.cap is None:
+        return True
+    spec = specs[flow.resources[0]]
+    # a cap at or above what the resource can ever give a flow never binds
+    return flow.cap >= spec.capacity or (spec.per_flow_cap is not None and flow.cap >= spec.per_flow_cap)
+
+
+def run(
+    graph: TaskGraph,
+    *,
+    progress: Callable[[int, int], object] | None = None,
+    record_utilisation: bool = True,
+    max_utilisation_points: int = 4000,
+) -> RunResult:
+    """Simulate ``graph`` from t=0 until every task has ended.
+
+    ``progress(done_tasks, total_tasks)`` is called at most about 100 times.
+    Raises :class:`ValueError` for an inconsistent graph and
+    :class:`~simulator.core.SimulationError` if tasks can never run (a cycle).
+    """
+    tasks = graph.tasks
+    n = len(tasks)
+    specs: dict[str, ResourceSpec] = {}
+    for spec in graph.resources:
+        if spec.name in specs:
+            raise ValueError(f"resource {spec.name!r} declared twice")
+        specs[spec.name] = spec
+    pool_specs: dict[str, PoolSpec] = {}
+    for ps in graph.pools:
+        if ps.name in pool_specs:
+            raise ValueError(f"pool {ps.name!r} declared twice")
+        if ps.policy not in ("static", "dynamic", "elastic"):
+            raise ValueError(f"pool {ps.name!r}: unknown policy {ps.policy!r}")
+        if ps.nodes < 1 or (ps.policy != "elastic" and ps.slots_per_node < 1):
+            raise ValueError(f"pool {ps.name!r}: needs at least one node and one slot")
+        pool_specs[ps.name] = ps
+
+    env = Environment()
+    schedule = env.schedule
+    ready_s = [0.0] * n
+    start_s = [0.0] * n
+    end_s = [0.0] * n
+    node_of: list = [""] * n
+    bound: list = [""] * n
+
+    # ------------------------------------------------------------------ graph
+    ndeps = [0] * n
+    succ: list = [None] * n
+    is_barrier = [False] * n
+    pool_of: list = [None] * n  # pool name, then pool object
+    pool_count: dict[str, int] = {name: 0 for name in pool_specs}
+    distinct_phases: dict[int, tuple] = {}
+    for i, t in enumerate(tasks):
+        if t.id != i:
+            raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {t.id}")
+        p = t.pool
+        if p is None:
+            if t.phases:
+                raise ValueError(f"task {i}: a task without pool must have no phases (a barrier)")
+            is_barrier[i] = True
+        else:
+            if p not in pool_count:
+                raise ValueError(f"task {i}: unknown pool {p!r}")
+            pool_count[p] += 1
+            pool_of[i] = p
+            ph = t.phases
+            distinct_phases[id(ph)] = ph
+        deps = t.deps
+        if deps:
+            ndeps[i] = len(deps)
+            for d in deps:
+                if not 0 <= d < n or d == i:
+                    raise ValueError(f"task {i}: bad dependency {d}")
+                sd = succ[d]
+                if sd is None:
+                    succ[d] = [i]
+                else:
+                    sd.append(i)
+
+    # ------------------------------------------------------------------ flows
+    # Classify resources (by declared name, templates included): a resource that
+    # carries a multi-resource or capped flow is "general"; connected general
+    # resources share one water-filling group.
+    uf = _UnionFind()
+    general_names: set[str] = set()
+    for ph in distinct_phases.values():
+        for p in ph:
+            for f in p.flows:
+                for r in f.resources:
+                    if r not in specs:
+                        raise ValueError(f"flow on undeclared resource {r!r} (phase {p.name!r})")
+                if not _flow_is_simple(f, specs):
+                    general_names.update(f.resources)
+                    for r in f.resources[1:]:
+                        uf.union(f.resources[0], r)
+    del distinct_phases
+
+    fluid = FluidSystem(env, None, record_utilisation)  # on_done set to part_done below
+    groups: dict[str, GeneralGroup] = {}
+    instances: dict[str, object] = {}  # instance name -> resource, in creation order
+
+    def make_instance(template: str, node_name: str | None):
+        spec = specs[template]
+        name = template.replace(NODE, node_name) if node_name is not None else template
+        if template in general_names:
+            root = uf.find(template)
+            grp = groups.get(root)
+            if grp is None:
+                grp = groups[root] = GeneralGroup(fluid)
+            res = fluid.general(name, spec.capacity, grp, spec.per_flow_cap, spec.degrade_after, spec.degrade_exponent)
+        else:
+            res = fluid.ps(name, spec.capacity, spec.per_flow_cap, spec.degrade_after, spec.degrade_exponent)
+        instances[name] = res
+        return res
+
+    fixed: dict[str, object] = {}
+    for spec in graph.resources:
+        if NODE not in spec.name:
+            fixed[spec.name] = make_instance(spec.name, None)
+
+    # A compiled phase: (overhead, cpu_duration, flow_groups); a flow group is
+    # (kind, what, amount, weight, cap): kind 0 = fixed resource instance, 1 = node
+    # template name, 2 = several resources (tuple of (is_template, name_or_instance)).
+    compiled_cache: dict = {}
+
+    last = [None, 0, None]  # memo of the last (phases, cores) -> compiled
+
+    def compile_phases(phases, cores):
+        if phases is last[0] and cores == last[1]:
+            return last[2]
+        key = (id(phases), cores)
+        c = compiled_cache.get(key)
+        if c is not None:
+            last[0], last[1], last[2] = phases, cores, c
+            return c
+        out = []
+        for p in phases:
+            threads = min(p.threads, cores)
+            if threads < 1:
+                threads = 1
+            cpu = p.cpu_seconds / threads if p.cpu_seconds > 0 else 0.0
+            merged: dict = {}
+            for f in p.flows:
+                if not f.amount > 0:
+                    continue
+                simple = _flow_is_simple(f, specs)
+                cap = None if simple else f.cap
+                k = (f.resources, f.amount, cap)
+                merged[k] = merged.get(k, 0) + 1
+            grps = []
+            for (resources, amount, cap), w in merged.items():
+                if len(resources) == 1 and cap is None:
+                    r = resources[0]
+                    if NODE in r:
+                        grps.append((1, r, amount, w, None))
+                    else:
+                        grps.append((0, fixed[r], amount, w, None))
+                else:
+                    what = tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources)
+                    grps.append((2, what, amount, w, cap))
+            out.append((float(p.overhead_s), cpu, tuple(grps)))
+        c = compiled_cache[key] = tuple(out)
+        last[0], last[1], last[2] = phases, cores, c
+        return c
+
+    # ------------------------------------------------------------------ phases
+    # A running task is a small state machine driven by part_done(rt, label): a
+    # part (the overhead, the CPU work or a flow group) of its current phase is
+    # over; when the last part of the phase ends, attribute the phase's time to
+    # ``label`` and start the next phase(s).  rt.pending counts outstanding parts;
+    # rt.in_ov says the pending part is the phase's overhead.
+    heap = env.heap
+    seq = env.seq
+    timers: dict[float, list] = {}  # CPU/overhead ends at exactly the same time share one event
+
+    def fire_timers(t):
+        for rt, label in timers.pop(t):
+            part_done(rt, label)
+
+    def part_done(rt, label):
+        p = rt.pending - 1
+        if p:
+            rt.pending = p
+            return
+        now = env.now
+        phases = rt.phases
+        if rt.in_ov:
+            rt.in_ov = False
+            pi = rt.pi
+            skip_ov = True
+        else:
+            if label is not None:
+                dur = now - rt.t0
+                if dur > 0.0:
+                    a = rt.attr
+                    if a is None:
+                        rt.attr = {label: dur}
+                    else:
+                        a[label] = a.get(label, 0.0) + dur
+            pi = rt.pi + 1
+            skip_ov = False
+        while pi < len(phases):
+            ov, cpu, grps = phases[pi]
+            if ov > 0.0 and not skip_ov:
+                a = rt.attr
+                if a is None:
+                    rt.attr = {_OVERHEAD: ov}
+                else:
+                    a[_OVERHEAD] = a.get(_OVERHEAD, 0.0) + ov
+                rt.pi = pi
+                rt.pending = 1
+                rt.in_ov = True
+                t = now + ov
+                lst = timers.get(t)
+                if lst is None:
+                    timers[t] = [(rt, None)]
+                    heappush(heap, (t, URGENT, next(seq), fire_timers, t))
+                else:
+                    lst.append((rt, None))
+                return
+            skip_ov = False
+            pending = len(grps)
+            if cpu > 0.0:
+                pending += 1
+                t = now + cpu
+                lst = timers.get(t)
+                if lst is None:
+                    timers[t] = [(rt, _CPU)]
+                    heappush(heap, (t, URGENT, next(seq), fire_timers, t))
+                else:
+                    lst.append((rt, _CPU))
+            if pending:
+                rt.pi = pi
+                rt.t0 = now
+                rt.pending = pending
+                for kind, what, amount, w, cap in grps:
+                    if kind == 0:
+                        what.add(amount, w, rt)
+                    elif kind == 1:
+                        node = rt.node
+                        res = node.res.get(what)
+                        if res is None:
+                            res = node.res[what] = make_instance(what, node.name)
+                        res.add(amount, w, rt)
+                    else:
+                        rs = []
+                        node = rt.node
+                        for is_tpl, x in what:
+                            if is_tpl:
+                                res = node.res.get(x)
+                                if res is None:
+                                    res = node.res[x] = make_instance(x, node.name)
+                                rs.append(res)
+                            else:
+                                rs.append(x)
+                        rs[0].group.add(tuple(rs), amount, w, cap, rt)
+                return
+            pi += 1
+        task_end(rt)
+
+    fluid.on_done = part_done
+
+    done = 0
+    step = max(1, -(-n // 100))
+    next_report = step
+
+    pools: dict[str, object] = {}
+
+    def task_end(rt):
+        i = rt.i
+        a = rt.attr
+        if a is not None:
+            if len(a) == 1:
+                best = next(iter(a))
+            else:
+                best = ""
+                bt = -1.0
+                for k, v in a.items():
+                    if v > bt:
+                        best, bt = k, v
+            bound[i] = best if best.__class__ is str else best.name
+        rt.pool.release(rt)
+        finish(i, env.now)
+
+    def finish(i, now):
+        nonlocal done, next_report
+        end_s[i] = now
+        sj = succ[i]
+        done += 1
+        if progress is not None and done >= next_report:
+            next_report = done + step
+            progress(done, n)
+        if sj is None:
+            return
+        stack = None
+        for s in sj:
+            k = ndeps[s] - 1
+            ndeps[s] = k
+            if k == 0:
+                ready_s[s] = now
+                if is_barrier[s]:
+                    start_s[s] = now
+                    if stack is None:
+                        stack = [s]
+                    else:
+                        stack.append(s)
+                else:
+                    pool_of[s].enqueue(s)
+        while stack:  # barriers complete at once (iteratively: chains may be long)
+            finish_barrier(stack.pop(), now, stack)
+
+    def finish_barrier(i, now, stack):
+        nonlocal done, next_report
+        end_s[i] = now
+        done += 1
+        if progress is not None and done >= next_report:
+            next_report = done + step
+            progress(done, n)
+        sj = succ[i]
+        if sj is None:
+            return
+        for s in sj:
+            k = ndeps[s] - 1
+            ndeps[s] = k
+            if k == 0:
+                ready_s[s] = now
+                if is_barrier[s]:
+                    start_s[s] = now
+                    stack.append(s)
+                else:
+                    pool_of[s].enqueue(s)
+
+    # ------------------------------------------------------------------ pools
+    class SlotPool:
+        __slots__ = (
+            "spec", "nodes", "spn", "free", "busy", "queue", "pending", "pinned", "freed",
+            "requested", "available", "released", "is_available", "remaining", "scheduled", "static",
+        )
+
+        def __init__(self, spec: PoolSpec, count: int):
+            self.spec = spec
+            self.nodes = [_Node(f"{spec.name}-{k}") for k in range(spec.nodes)]
+            self.spn = spec.slots_per_node
+            total = spec.nodes * spec.slots_per_node
+            self.free = list(range(total))
+            self.busy = [False] * total
+            self.queue: deque = deque()
+            self.pending: list = []
+            self.pinned: dict = {}
+            self.freed: list = []
+            self.requested = None
+            self.available = None
+            self.released = None
+            self.is_available = False
+            self.remaining = count
+            self.scheduled = False
+            self.static = spec.policy == "static"
+
+        def enqueue(self, i):
+            self.pending.append(i)
+            if self.requested is None:
+                now = env.now
+                self.requested = now
+                self.available = now + self.spec.queue_wait_s
+                schedule(self.available, URGENT, self.become_available, None)
+            elif self.is_available and not self.scheduled:
+                self.scheduled = True
+                env.defer(DISPATCH, self.dispatch, None)
+
+        def become_available(self, _):
+            self.is_available = True
+            if not self.scheduled:
+                self.scheduled = True
+                env.defer(DISPATCH, self.dispatch, None)
+
+        def dispatch(self, _):
+            self.scheduled = False
+            pending = self.pending
+            queue = self.queue
+            if pending:
+                if len(pending) > 1:
+                    pending.sort()
+                if self.static:
+                    for i in pending:
+                        s = tasks[i].slot
+                        if s is None:
+                            queue.append(i)
+                        else:
+                            q = self.pinned.get(s)
+                            if q is None:
+                                q = self.pinned[s] = deque()
+                            q.append(i)
+                            self.freed.append(s)
+                else:
+                    queue.extend(pending)
+                self.pending = []
+            busy = self.busy
+            if self.pinned and self.freed:
+                freed = sorted(set(self.freed))
+                self.freed = []
+                for s in freed:
+                    if not busy[s]:
+                        q = self.pinned.get(s)
+                        if q:
+                            self.start(q.popleft(), s)
+                            if not q:
+                                del self.pinned[s]
+            else:
+                self.freed = []
+            free = self.free
+            while queue and free:
+                s = heappop(free)
+                if busy[s]:
+                    continue
+                self.start(queue.popleft(), s)
+
+        def start(self, i, s):
+            self.busy[s] = True
+            now = env.now
+            start_s[i] = now
+            node = self.nodes[s // self.spn]
+            node_of[i] = node.name
+            t = tasks[i]
+            part_done(_Running(i, compile_phases(t.phases, t.cores), node, s, self), None)
+
+        def release(self, rt):
+            s = rt.slot
+            self.busy[s] = False
+            heappush(self.free, s)
+            if self.static and self.pinned:
+                self.freed.append(s)
+            self.remaining -= 1
+            if self.remaining == 0:
+                self.released = env.now
+            if not self.scheduled:
+                self.scheduled = True
+                env.defer(DISPATCH, self.dispatch, None)
+
+        def record(self) -> PoolRecord:
+            spec = self.spec
+            if self.requested is None:
+                return PoolRecord(spec.name, 0.0, 0.0, 0.0, spec.nodes, 0.0)
+            rel = self.released if self.released is not None else env.now
+            return PoolRecord(spec.name, self.requested, self.available, rel, spec.nodes,
+                              spec.nodes * max(0.0, rel - self.available))
+
+    class ElasticPool:
+        __slots__ = ("spec", "queue", "pending", "alive", "peak", "next_launch", "instances", "requested",
+                     "available", "released", "remaining", "scheduled", "wake_at")
+
+        def __init__(self, spec: PoolSpec, count: int):
+            self.spec = spec
+            self.queue: deque = deque()
+            self.pending: list = []
+            self.alive = 0
+            self.peak = 0
+            self.next_launch = -inf
+            self.instances: list = []  # [launch, release]
+            self.requested = None
+            self.available = None
+            self.released = None
+            self.remaining = count
+            self.scheduled = False
+            self.wake_at = None
+
+        def enqueue(self, i):
+            self.pending.append(i)
+            if self.requested is None:
+                self.requested = env.now
+            if not self.scheduled:
+                self.scheduled = True
+                env.defer(DISPATCH, self.dispatch, None)
+
+        def dispatch(self, _):
+            self.scheduled = False
+            now = env.now
+            if self.wake_at is not None and self.wake_at <= now:
+                self.wake_at = None
+            if self.pending:
+                self.pending.sort()
+                self.queue.extend(self.pending)
+                self.pending = []
+            queue = self.queue
+            spec = self.spec
+            while queue and self.alive < spec.nodes:
+                if now < self.next_launch:
+                    if self.wake_at is None:
+                        self.wake_at = self.next_launch
+                        schedule(self.next_launch, DISPATCH, self.wake, None)
+                    break
+                i = queue.popleft()
+                k = len(self.instances)
+                self.instances.append([now, None])
+                self.alive += 1
+                if self.alive > self.peak:
+                    self.peak = self.alive
+                self.next_launch = now + spec.launch_interval_s
+                if spec.boot_s > 0:
+                    schedule(now + spec.boot_s, URGENT, self.boot, (i, k))
+                else:
+                    self.boot((i, k))
+
+        def wake(self, _):
+            self.wake_at = None
+            if not self.scheduled:
+                self.dispatch(None)
+
+        def boot(self, arg):
+            i, k = arg
+            now = env.now
+            if self.available is None:
+                self.available = now
+            start_s[i] = now
+            node = _Node(f"{self.spec.name}-{k}")
+            node_of[i] = node.name
+            t = tasks[i]
+            part_done(_Running(i, compile_phases(t.phases, t.cores), node, k, self), None)
+
+        def release(self, rt):
+            now = env.now
+            self.instances[rt.slot][1] = now
+            self.alive -= 1
+            self.remaining -= 1
+            if self.remaining == 0:
+                self.released = now
+            if (self.queue or self.pending) and not self.scheduled:
+                self.scheduled = True
+                env.defer(DISPATCH, self.dispatch, None)
+
+        def record(self) -> PoolRecord:
+            spec = self.spec
+            if self.requested is None:
+                return PoolRecord(spec.name, 0.0, 0.0, 0.0, 0, 0.0)
+            inst = tuple((a, b if b is not None else env.now) for a, b in self.instances)
+            rel = self.released if self.released is not None else env.now
+            avail = self.available if self.available is not None else rel
+            return PoolRecord(spec.name, self.requested, avail, rel, self.peak,
+                              sum(b - a for a, b in inst), inst)
+
+    for name, spec in pool_specs.items():
+        if spec.policy == "elastic":
+            pools[name] = ElasticPool(spec, pool_count[name])
+        else:
+            pools[name] = SlotPool(spec, pool_count[name])
+            if spec.policy == "static":
+                total = spec.nodes * spec.slots_per_node
+                for t in tasks:
+                    if t.pool == name and t.slot is not None and not 0 <= t.slot < total:
+                        raise ValueError(f"task {t.id}: slot {t.slot} outside pool {name!r} (0..{total - 1})")
+    pool_of = [None if p is None else pools[p] for p in pool_of]
+
+    # ------------------------------------------------------------------ run
+    for i in [i for i in range(n) if ndeps[i] == 0]:  # roots, before finishing any changes ndeps
+        if is_barrier[i]:
+            start_s[i] = 0.0
+            finish(i, 0.0)
+        else:
+            pool_of[i].enqueue(i)
+    env.run()
+    if done != n:
+        stuck = [i for i in range(n) if ndeps[i] > 0][:10]
+        raise SimulationError(f"{n - done} tasks never ran (dependency cycle?), e.g. {stuck}")
+    if progress is not None and next_report - step < n:
+        progress(n, n)
+
+    makespan = max(end_s) if n else 0.0
+    records = tuple(
+        map(
+            TaskRecord,
+            range(n),
+            [t.stage for t in tasks],
+            [t.pool for t in tasks],
+            node_of,
+            ready_s,
+            start_s,
+            end_s,
+            bound,
+        )
+    )
+    util: dict = {}
+    moved: dict = {}
+    for name, res in instances.items():
+        moved[name] = res.moved
+        if record_utilisation:
+            util[name] = decimate(res.ut_t, res.ut_r, makespan, max_utilisation_points)
+    return RunResult(
+        makespan_s=makespan,
+        tasks=records,
+        pools=tuple(pools[name].record() for name in pool_specs),
+        utilisation=util,
+        moved=moved,
+        events=env.events,
+    )

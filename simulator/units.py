@@ -1,0 +1,136 @@
+"""The one place where units are parsed and converted.
+
+Skyplan stores base units: bytes, bytes per second, seconds, operations per second,
+hertz and AUD (money rates per hour, per GB-month, ...).  Decimal prefixes are powers
+of 1000, binary ones powers of 1024; ``b`` is bits and ``B`` bytes.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["UnitError", "DIMENSIONS", "to_base", "from_base", "parse_quantity", "dimension_of", "format_quantity"]
+
+
+class UnitError(ValueError):
+    """An unknown unit, a unit of the wrong dimension or an unparsable quantity."""
+
+
+_DEC = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+_BIN = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
+
+
+def _build() -> dict[str, tuple[str, float]]:
+    table: dict[str, tuple[str, float]] = {}
+    for p, f in list(_DEC.items()) + list(_BIN.items()):
+        table[f"{p}B"] = ("bytes", f)
+        table[f"{p}B/s"] = ("bandwidth", f)
+    for p, f in _DEC.items():
+        table[f"{p}b/s"] = ("bandwidth", f / 8.0)
+        table[f"{p}bps"] = ("bandwidth", f / 8.0)
+        table[f"{p}Hz"] = ("frequency", f)
+    table["kB"] = ("bytes", 1e3)
+    table.update(
+        {
+            "s": ("time", 1.0),
+            "ms": ("time", 1e-3),
+            "us": ("time", 1e-6),
+            "min": ("time", 60.0),
+            "h": ("time", 3600.0),
+            "day": ("time", 86400.0),
+            "IOPS": ("rate", 1.0),
+            "1/s": ("rate", 1.0),
+            "AUD": ("money", 1.0),
+            "AUD/h": ("money_per_hour", 1.0),
+            "AUD/node-hour": ("money_per_hour", 1.0),
+            "AUD/GB-month": ("money_per_gb_month", 1.0),
+            "AUD/IOPS-month": ("money_per_iops_month", 1.0),
+            "AUD/GB": ("money_per_gb", 1.0),
+            "AUD/year": ("money_per_year", 1.0),
+            "arcsec": ("angle", 1.0),
+            "": ("scalar", 1.0),
+        }
+    )
+    return table
+
+
+_UNITS = _build()
+
+#: base unit of each dimension, for display
+DIMENSIONS = {
+    "bytes": "B",
+    "bandwidth": "B/s",
+    "time": "s",
+    "rate": "IOPS",
+    "frequency": "Hz",
+    "money": "AUD",
+    "money_per_hour": "AUD/h",
+    "money_per_gb_month": "AUD/GB-month",
+    "money_per_iops_month": "AUD/IOPS-month",
+    "money_per_gb": "AUD/GB",
+    "money_per_year": "AUD/year",
+    "angle": "arcsec",
+    "scalar": "",
+}
+
+
+def dimension_of(unit: str) -> str:
+    """The dimension of ``unit`` ("bytes", "bandwidth", ...); raises :class:`UnitError` if unknown."""
+    try:
+        return _UNITS[unit.strip()][0]
+    except KeyError:
+        known = ", ".join(sorted(u for u in _UNITS if u))
+        raise UnitError(f"unknown unit {unit!r}; known units: {known}") from None
+
+
+def to_base(value: float, unit: str, dimension: str | None = None) -> float:
+    """Convert ``value`` in ``unit`` to the base unit, checking the dimension if given."""
+    dim = dimension_of(unit)
+    if dimension is not None and dim != dimension:
+        raise UnitError(f"unit {unit!r} is a {dim} unit, expected a {dimension} unit such as {DIMENSIONS[dimension]!r}")
+    return float(value) * _UNITS[unit.strip()][1]
+
+
+def from_base(value: float, unit: str) -> float:
+    """Convert a base-unit ``value`` into ``unit``."""
+    dimension_of(unit)
+    return float(value) / _UNITS[unit.strip()][1]
+
+
+_QTY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
+
+
+def parse_quantity(text: str, dimension: str) -> float:
+    """Parse ``"10 Gb/s"`` or ``"3.5 GiB"`` into base units of ``dimension``.
+
+    A bare number is taken to be in the base unit already.
+    """
+    m = _QTY.match(str(text))
+    if not m:
+        raise UnitError(f"{text!r} is not a number followed by a unit (e.g. '100 MB/s')")
+    number, unit = float(m.group(1)), m.group(2)
+    if unit == "":
+        return number
+    return to_base(number, unit, dimension)
+
+
+_DISPLAY = {
+    "bytes": [(1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B")],
+    "bandwidth": [(1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")],
+    "time": [(86400.0, "day"), (3600.0, "h"), (60.0, "min"), (1.0, "s"), (1e-3, "ms"), (1e-6, "us")],
+    "frequency": [(1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz"), (1.0, "Hz")],
+}
+
+
+def format_quantity(value: float | None, dimension: str, digits: int = 3) -> str:
+    """Human-readable text for a base-unit value, e.g. ``format_quantity(1.25e8, "bandwidth") == "125 MB/s"``."""
+    if value is None:
+        return "—"
+    scales = _DISPLAY.get(dimension)
+    if not scales:
+        unit = DIMENSIONS.get(dimension, "")
+        return f"{value:,.{digits}g} {unit}".strip() if abs(value) < 1e6 else f"{value:,.0f} {unit}".strip()
+    for factor, unit in scales:
+        if abs(value) >= factor or factor == scales[-1][0]:
+            return f"{value / factor:.{digits}g} {unit}"
+    return f"{value} {DIMENSIONS[dimension]}"
