@@ -1,0 +1,17 @@
+"""The model layer: platform + workload + scenario -> TaskGraph -> run -> bill -> validate.
+
+Pure Python (no Django, Celery or database).  Inputs and outputs are frozen
+dataclasses; see :mod:`simulator.model.specs` (inputs), :mod:`simulator.model.chiles`
+(the CHILES DAG), :mod:`simulator.model.simulate` (runs, Monte Carlo) and
+:mod:`simulator.model.validation` (published vs simulated).
+"""
+
+__all__ = [
+    "specs",
+    "catalogue",
+    "reference",
+    "calibration",
+    "chiles",
+    "placement",
+    "queue",
+]

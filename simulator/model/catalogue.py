@@ -1,0 +1,259 @@
+"""Build model specs from catalogue entries (``fixtures/catalogue/*.json`` or the Django app).
+
+This is the single conversion path from "facts" (``{"value": ..., "unit": ...,
+"source": ...}``, see ``docs/catalogue-format.md``) to base-unit specs.  Missing or
+``null`` facts become ``None`` and the builders fall back to documented assumptions.
+A fact may also be given as a bare number (taken to be in base units already).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simulator.units import to_base
+
+from .specs import (
+    NodeTypeSpec,
+    PlatformSpec,
+    PricingSpec,
+    QueueWaitSpec,
+    SchedulerSpec,
+    StageSpec,
+    StorageSpec,
+    WanSpec,
+    WorkloadSpec,
+)
+
+__all__ = [
+    "fact_value",
+    "platform_from_dict",
+    "workload_from_dict",
+    "load_catalogue",
+    "observations_from_dict",
+    "Observation",
+]
+
+_TEXT_UNITS = ("",)
+
+
+def fact_value(facts: dict[str, Any] | None, key: str, default: Any = None) -> Any:
+    """The base-unit value of ``facts[key]`` (numbers converted, lists element-wise)."""
+    if not facts or key not in facts:
+        return default
+    fact = facts[key]
+    if isinstance(fact, dict):
+        value, unit = fact.get("value"), (fact.get("unit") or "")
+    else:
+        value, unit = fact, ""
+    if value is None:
+        return default
+    if isinstance(value, bool) or isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+            return tuple(value)  # lists of names (depends_on) or mixed values stay as given
+        return tuple(to_base(v, unit) if unit else float(v) for v in value)
+    if unit in _TEXT_UNITS:
+        return value
+    return to_base(value, unit)
+
+
+def _int(v: Any) -> int | None:
+    return None if v is None else int(round(float(v)))
+
+
+def _float(v: Any) -> float | None:
+    return None if v is None else float(v)
+
+
+def _node_type(d: dict[str, Any]) -> NodeTypeSpec:
+    f = d.get("facts", {})
+    return NodeTypeSpec(
+        name=d["name"],
+        cores=_int(fact_value(f, "cores", 1)) or 1,
+        memory_bytes=_float(fact_value(f, "memory")),
+        local_disk_bytes=_float(fact_value(f, "local_disk")),
+        local_disk_kind=str(fact_value(f, "local_disk_kind", "none")),
+        nic_bytes_per_s=_float(fact_value(f, "nic_bandwidth")),
+        count=_int(fact_value(f, "count")),
+        on_demand_aud_per_hour=_float(fact_value(f, "on_demand_price")),
+        spot_aud_per_hour=_float(fact_value(f, "spot_price")),
+        spot_rise_per_instance=_float(fact_value(f, "spot_rise_per_instance")),
+        boot_seconds=_float(fact_value(f, "boot_time")),
+        core_speed=float(fact_value(f, "core_speed", 1.0)),
+        used_for=str(fact_value(f, "used_for", "")),
+    )
+
+
+def _storage(d: dict[str, Any]) -> StorageSpec:
+    f = d.get("facts", {})
+    return StorageSpec(
+        name=d["name"],
+        kind=d.get("kind") or str(fact_value(f, "kind", "parallel_fs")),
+        scope=str(fact_value(f, "scope", "shared")),
+        read_bytes_per_s=_float(fact_value(f, "read_bw")),
+        write_bytes_per_s=_float(fact_value(f, "write_bw")),
+        read_bytes_per_s_per_client=_float(fact_value(f, "read_bw_per_client")),
+        write_bytes_per_s_per_client=_float(fact_value(f, "write_bw_per_client")),
+        iops=_float(fact_value(f, "iops")),
+        iops_per_client=_float(fact_value(f, "iops_per_client")),
+        latency_seconds=_float(fact_value(f, "latency")),
+        capacity_bytes=_float(fact_value(f, "capacity")),
+        degrade_after_streams=_int(fact_value(f, "degrade_after_streams")),
+        degrade_exponent=float(fact_value(f, "degrade_exponent", 0.0)),
+        aud_per_gb_month=_float(fact_value(f, "price_per_gb_month")),
+        aud_per_iops_month=_float(fact_value(f, "price_per_iops_month")),
+        provisioned_iops=_float(fact_value(f, "provisioned_iops")),
+        snapshot_restore_seconds=_float(fact_value(f, "snapshot_restore_time")),
+    )
+
+
+_KIND_ALIASES = {"hpc": "hpc_centre", "hpc_centre": "hpc_centre", "cluster": "cluster", "cloud": "cloud",
+                 "owned_cluster": "cluster", "public_cloud": "cloud"}
+
+
+def platform_from_dict(d: dict[str, Any]) -> PlatformSpec:
+    """A :class:`PlatformSpec` from one entry of ``platforms.json`` (or the same shape from the app)."""
+    f = d.get("facts", {})
+    samples = fact_value(f, "queue_wait_samples") or ()
+    queue = QueueWaitSpec(
+        model=str(fact_value(f, "queue_wait_model", "none")),
+        median_seconds=_float(fact_value(f, "queue_wait_median")),
+        sigma=_float(fact_value(f, "queue_wait_sigma")),
+        samples_seconds=tuple(float(s) for s in samples),
+    )
+    gran = fact_value(f, "billing_granularity")
+    return PlatformSpec(
+        slug=d["slug"],
+        name=d.get("name", d["slug"]),
+        kind=_KIND_ALIASES.get(str(d.get("kind", "cluster")), str(d.get("kind", "cluster"))),
+        max_nodes=_int(fact_value(f, "max_nodes")),
+        root_access=fact_value(f, "root_access"),
+        wan=WanSpec(
+            bytes_per_s=_float(fact_value(f, "wan_bandwidth")),
+            streams_to_saturate=_int(fact_value(f, "wan_streams_to_saturate")),
+            variability=_float(fact_value(f, "wan_variability")),
+        ),
+        scheduler=SchedulerSpec(
+            kind=str(fact_value(f, "scheduler", "none")),
+            queue_wait=queue,
+            usable_threads_per_task=_int(fact_value(f, "usable_threads_per_task")),
+        ),
+        pricing=PricingSpec(
+            billing_unit=str(fact_value(f, "billing_unit", "none")),
+            billing_granularity_seconds=float(gran) if gran is not None else 1.0,
+            node_hour_aud=_float(fact_value(f, "node_hour_rate")),
+            capex_aud=_float(fact_value(f, "capex")),
+            amortisation_years=_float(fact_value(f, "amortisation_years")),
+            share_used=_float(fact_value(f, "share_used")),
+            staff_aud_per_year=_float(fact_value(f, "staff_per_year")),
+            power_aud_per_year=_float(fact_value(f, "power_per_year")),
+            egress_aud_per_gb=_float(fact_value(f, "egress_per_gb")),
+        ),
+        node_types=tuple(_node_type(n) for n in d.get("node_types", ())),
+        storage=tuple(_storage(s) for s in d.get("storage_tiers", ())),
+    )
+
+
+_STAGE_KEYS = {
+    "seq_read_bytes": "seq_read_bytes",
+    "seq_write_bytes": "seq_write_bytes",
+    "random_read_ops": "random_read_ops",
+    "random_write_ops": "random_write_ops",
+    "random_op_bytes": "random_op_bytes",
+    "cpu_seconds": "cpu_seconds",
+    "peak_memory": "peak_memory_bytes",
+    "overhead": "overhead_s",
+}
+
+
+def workload_from_dict(d: dict[str, Any]) -> WorkloadSpec:
+    """A :class:`WorkloadSpec` from one entry of ``workloads.json``."""
+    params = {k: fact_value(d.get("parameters", {}), k) for k in d.get("parameters", {})}
+    stages = []
+    for s in d.get("stages", ()):
+        f = s.get("facts", {})
+        kwargs: dict[str, Any] = {}
+        for src, dst in _STAGE_KEYS.items():
+            v = fact_value(f, src)
+            if v is not None and not isinstance(v, str):
+                kwargs[dst] = float(v)
+        threads = fact_value(f, "usable_threads")
+        if threads is not None:
+            kwargs["usable_threads"] = int(threads)
+        n_tasks = fact_value(f, "n_tasks", s.get("n_tasks"))
+        if n_tasks is not None:
+            kwargs["n_tasks"] = int(n_tasks)
+        deps = s.get("depends_on") or fact_value(f, "depends_on") or ()
+        if isinstance(deps, str):
+            deps = (deps,)
+        stages.append(StageSpec(name=s["name"], depends_on=tuple(deps), **kwargs))
+    return WorkloadSpec(
+        slug=d["slug"], name=d.get("name", d["slug"]), template=d.get("template", "chiles"),
+        parameters=params, stages=tuple(stages),
+    )
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A published measurement (base units) used only for validation."""
+
+    key: str
+    quantity: str
+    platform: str
+    value: float | None
+    unit: str
+    workload: str = ""
+    scatter: float | None = None
+    note: str = ""
+    where: str = ""
+
+
+def observations_from_dict(d: dict[str, Any]) -> list[Observation]:
+    out = []
+    for o in d.get("observations", ()):
+        unit = o.get("unit") or ""
+        value = o.get("value")
+        base = None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            try:
+                base = to_base(value, unit) if unit else float(value)
+            except ValueError:
+                base = float(value)
+        scatter = o.get("scatter")
+        if isinstance(scatter, int | float) and unit:
+            try:
+                scatter = to_base(scatter, unit)
+            except ValueError:
+                pass
+        src = o.get("source") or {}
+        out.append(Observation(key=o.get("key", ""), quantity=o.get("quantity", ""), platform=o.get("platform", ""),
+                               value=base, unit=unit, workload=o.get("workload", ""),
+                               scatter=scatter if isinstance(scatter, int | float) else None,
+                               note=o.get("note", ""), where=str(src.get("where", ""))))
+    return out
+
+
+def load_catalogue(directory: str | Path) -> tuple[dict[str, PlatformSpec], dict[str, WorkloadSpec], list[Observation]]:
+    """Read ``platforms.json``, ``workloads.json`` and ``reference_observations.json`` from ``directory``."""
+    directory = Path(directory)
+    platforms: dict[str, PlatformSpec] = {}
+    workloads: dict[str, WorkloadSpec] = {}
+    observations: list[Observation] = []
+    p = directory / "platforms.json"
+    if p.exists():
+        for entry in json.loads(p.read_text())["platforms"]:
+            spec = platform_from_dict(entry)
+            platforms[spec.slug] = spec
+    w = directory / "workloads.json"
+    if w.exists():
+        for entry in json.loads(w.read_text())["workloads"]:
+            spec = workload_from_dict(entry)
+            workloads[spec.slug] = spec
+    o = directory / "reference_observations.json"
+    if o.exists():
+        observations = observations_from_dict(json.loads(o.read_text()))
+    return platforms, workloads, observations

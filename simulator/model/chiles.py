@@ -1,0 +1,513 @@
+"""The CHILES imaging pipeline (seed 000, Fig. 1 and §5) as a TaskGraph.
+
+COPY (one per day, WAN -> storage; on the cloud to an EBS volume that is then
+snapshotted) -> SPLIT (one per day, or per chunk of sub-bands on the cloud, reading
+the day's spectral window for each sub-band and writing one file per sub-band) -> a
+zero-cost barrier -> INVERT (one per sub-band, reading that sub-band from every day;
+on the cloud staged object store -> instance SSD first) -> CONCAT (groups of at most
+``max_concat_subbands`` sub-bands).
+
+Per-work-unit demands live in :class:`ChilesDemands` (fitted by
+:mod:`simulator.model.calibration` from the published profiles); this module only
+scales them with the day sizes, channel counts and days imaged:
+
+* SPLIT: selection and flag-table reads and the regrid CPU scale linearly with the
+  day size; the regrid reads the 32 MHz spectral window holding the sub-band.
+* INVERT: CPU ~ channels^1 x (days)^0.5 (§7: linear in channels, square root of the
+  number of visibilities); input bytes linear in days x channels; image products and
+  their random writes linear in channels.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from simulator.graph import Phase, PoolSpec, ResourceSpec, Task, TaskGraph
+
+from .placement import effective_threads, make_pool, nic_resource, tier_access, tier_resources, wan_resource
+from .queue import sample_queue_wait
+from .specs import PlatformSpec, ScenarioSpec, StagePlacement, StorageSpec, WorkloadSpec
+
+__all__ = [
+    "ChilesDemands",
+    "DataObject",
+    "PoolInfo",
+    "BuiltGraph",
+    "day_sizes",
+    "n_subbands",
+    "n_concat_groups",
+    "default_placements",
+    "build_chiles",
+    "STAGES",
+]
+
+STAGES = ("copy", "split", "invert", "concat")
+
+
+@dataclass(frozen=True)
+class ChilesDemands:
+    """Per-work-unit demands at the reference sizes (see :mod:`simulator.model.calibration`)."""
+
+    # SPLIT, per sub-band produced, at ``split_ref_day_bytes``
+    split_ref_day_bytes: float
+    split_select_read_bytes: float
+    split_regrid_cpu_seconds: float
+    split_flag_read_bytes: float
+    split_peak_memory_bytes: float
+    #: CasaPy's own ceiling on SPLIT sequential reads (the same ~100 MB/s peak on Lustre and NFS)
+    split_read_cap_bytes_per_s: float | None
+    # INVERT, per sub-band, at ``invert_ref_days`` days of ``invert_ref_day_bytes`` and ``invert_ref_channels``
+    invert_ref_days: int
+    invert_ref_day_bytes: float
+    invert_ref_channels: int
+    invert_create_s: float
+    invert_cpu_serial_seconds: float
+    invert_cpu_parallel_seconds: float
+    invert_max_threads: int
+    invert_random_write_ops: float
+    invert_random_op_bytes: float
+    invert_image_products: int
+    invert_peak_memory_bytes: float
+    #: object store -> instance per-client rate (cloud staging)
+    object_store_client_bytes_per_s: float
+    # CONCAT, per group
+    concat_create_s: float
+    concat_peak_memory_bytes: float
+
+
+@dataclass(frozen=True)
+class DataObject:
+    """Bytes held in a storage tier, for GB-month billing.
+
+    Held from the start (``at_start=True``) or end of task ``created_by`` until the end
+    of task ``deleted_by`` (``None``: until the end of the run plus retention)."""
+
+    tier: str
+    bytes: float
+    created_by: int
+    deleted_by: int | None = None
+    at_start: bool = False
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class PoolInfo:
+    """What billing needs to know about a pool."""
+
+    pool: str
+    stage: str
+    node_type: str
+    pricing: str  # on_demand | spot | node_hour | none
+    billable: bool = True
+
+
+@dataclass(frozen=True)
+class BuiltGraph:
+    graph: TaskGraph
+    data_objects: tuple[DataObject, ...]
+    pools: tuple[PoolInfo, ...]
+    queue_wait_s: float
+    notes: tuple[str, ...] = ()
+    #: task id -> (stage, work description) for reports
+    task_labels: dict[int, str] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------------------- sizes
+def day_sizes(workload: WorkloadSpec) -> list[float]:
+    """Deterministic per-day sizes with the published mean, min and max (§1.1).
+
+    Only the mean (330 GB), min (45 GB) and max (803 GB) are published; the days are
+    spread as ``min + (max-min) * u**g`` on an even grid of ``u`` with ``g`` solved so
+    the mean is exact, then interleaved (largest, smallest, ...) in a fixed order.
+    An explicit ``day_sizes`` list parameter overrides this.
+    """
+    explicit = workload.param("day_sizes")
+    if explicit:
+        return [float(x) for x in explicit]
+    n = int(workload.param("n_days", 1))
+    mean = float(workload.param("day_size_mean"))
+    lo = float(workload.param("day_size_min", mean))
+    hi = float(workload.param("day_size_max", mean))
+    if n == 1 or hi <= lo:
+        return [mean] * n
+    grid = [i / (n - 1) for i in range(n)]
+    target = (mean - lo) / (hi - lo)
+
+    def mean_of(g: float) -> float:
+        return sum(u**g for u in grid) / n
+
+    a, b = 1e-3, 1e3
+    for _ in range(200):  # bisection: mean_of decreases with g
+        m = math.sqrt(a * b)
+        if mean_of(m) > target:
+            a = m
+        else:
+            b = m
+    g = math.sqrt(a * b)
+    sizes = sorted((lo + (hi - lo) * u**g for u in grid), reverse=True)
+    order: list[float] = []
+    i, j = 0, len(sizes) - 1
+    while i <= j:
+        order.append(sizes[i])
+        if i != j:
+            order.append(sizes[j])
+        i, j = i + 1, j - 1
+    return order
+
+
+def n_subbands(workload: WorkloadSpec) -> int:
+    """S = instantaneous bandwidth / sub-band width (480 MHz / 4 MHz = 120)."""
+    if workload.param("n_subbands"):
+        return int(workload.param("n_subbands"))
+    return max(1, int(round(float(workload.param("bandwidth")) / float(workload.param("subband_width")))))
+
+
+def n_concat_groups(workload: WorkloadSpec) -> int:
+    return math.ceil(n_subbands(workload) / int(workload.param("max_concat_subbands", 12)))
+
+
+def _channels_per_subband(workload: WorkloadSpec) -> int:
+    return int(round(float(workload.param("subband_width")) / float(workload.param("channel_width"))))
+
+
+def _image_bytes(workload: WorkloadSpec) -> float:
+    px = float(workload.param("image_pixels"))
+    return px * px * _channels_per_subband(workload) * float(workload.param("bytes_per_voxel", 4))
+
+
+def _spw_fraction(workload: WorkloadSpec) -> float:
+    """Fraction of a day's data read to regrid one sub-band: its 32 MHz spectral window."""
+    spw = float(workload.param("spw_width", workload.param("subband_width")))
+    full = float(workload.param("day_bandwidth", workload.param("bandwidth")))
+    return min(1.0, spw / full)
+
+
+def _subband_fraction(workload: WorkloadSpec) -> float:
+    full = float(workload.param("day_bandwidth", workload.param("bandwidth")))
+    return float(workload.param("subband_width")) / full
+
+
+# ----------------------------------------------------------------------------------- placements
+#: assumption: the team let the r3.4xlarge price "return to an acceptable level" (§5.2.3); 1.5x base
+DEFAULT_SPOT_CEILING_RATIO = 1.5
+#: upper bound on concurrent instances of one stage when the spot price does not rise
+MAX_CLOUD_INSTANCES_PER_STAGE = 1000
+#: assumption: concurrent SPLIT instances on the cloud ("degree of parallelism controlled by the user", §5.2.2)
+DEFAULT_CLOUD_SPLIT_INSTANCES = 40
+#: assumption: manual one-by-one INVERT launches (§5.2.3), one every five minutes
+DEFAULT_MANUAL_LAUNCH_INTERVAL_S = 300.0
+#: §5.2.2: "split the file into 4-5 separate MeasurementSets one after the other" (lower end)
+DEFAULT_SUBBANDS_PER_SPLIT_INSTANCE = 4
+
+
+def default_placements(platform: PlatformSpec, *, spot_ceiling_ratio: float | None = None) -> tuple[StagePlacement, ...]:
+    """The paper's placements (§5): one allocation on the cluster/HPC, Table 2 instances on the cloud.
+
+    On the cloud the number of concurrent INVERT instances is the largest that keeps
+    the r3.4xlarge spot price under ``spot_ceiling_ratio`` x base (Fig. 3)."""
+    if platform.is_cloud:
+        from .spot import max_concurrent_under_ceiling, spot_market
+
+        n_limit = MAX_CLOUD_INSTANCES_PER_STAGE
+
+        def has(name: str) -> bool:
+            return any(n.name == name for n in platform.node_types)
+
+        def nt(name: str) -> str:
+            return name if has(name) else platform.node_type().name
+
+        block = next((s.name for s in platform.storage if s.kind == "block_piops"),
+                     next((s.name for s in platform.storage if s.kind.startswith("block")), None))
+        obj = next((s.name for s in platform.storage if s.kind == "object_store"), None)
+        inv = platform.node_type(nt("r3.4xlarge"))
+        ratio = spot_ceiling_ratio or DEFAULT_SPOT_CEILING_RATIO
+        n_inv = max_concurrent_under_ceiling(spot_market(inv), ratio, limit=n_limit) if inv.spot_aud_per_hour else 5
+        return (
+            StagePlacement("copy", nt("m3.medium"), 1, None, block, "spot", "dynamic"),
+            StagePlacement("split", nt("m3.xlarge"), DEFAULT_CLOUD_SPLIT_INSTANCES, block, obj, "spot", "elastic",
+                           subbands_per_task=DEFAULT_SUBBANDS_PER_SPLIT_INSTANCE),
+            StagePlacement("invert", nt("r3.4xlarge"), n_inv, obj, obj, "spot", "elastic",
+                           launch_interval_s=DEFAULT_MANUAL_LAUNCH_INTERVAL_S),
+            StagePlacement("concat", nt("r3.2xlarge"), 10, obj, obj, "spot", "elastic"),
+        )
+    tier = platform.storage[0].name if platform.storage else None
+    nodes = platform.max_nodes or platform.node_type().count or 1
+    pricing = "node_hour" if platform.pricing.billing_unit == "node_hour" else "none"
+    return tuple(StagePlacement(s, platform.node_type().name, nodes, tier, tier, pricing, "static") for s in STAGES)
+
+
+# --------------------------------------------------------------------------------------- builder
+class _Builder:
+    def __init__(self, scenario: ScenarioSpec, demands: ChilesDemands, rng: random.Random):
+        self.sc = scenario
+        self.p = scenario.platform
+        self.w = scenario.workload
+        self.d = demands
+        self.rng = rng
+        self.tasks: list[Task] = []
+        self.resources: dict[str, ResourceSpec] = {}
+        self.pools: dict[str, PoolSpec] = {}
+        self.pool_info: dict[str, PoolInfo] = {}
+        self.objects: list[DataObject] = []
+        self.labels: dict[int, str] = {}
+        self.notes: list[str] = []
+        self.queue_wait_s = 0.0
+        self.placements = {pl.stage: pl for pl in (scenario.placements or default_placements(
+            self.p, spot_ceiling_ratio=scenario.spot_price_ceiling_ratio))}
+
+    # -- helpers
+    def placement(self, stage: str) -> StagePlacement:
+        return self.placements.get(stage) or default_placements(self.p)[STAGES.index(stage)]
+
+    def tier(self, name: str | None) -> StorageSpec | None:
+        return None if name is None else self.p.storage_tier(name)
+
+    def use_tier(self, tier: StorageSpec) -> None:
+        for r in tier_resources(tier):
+            self.resources.setdefault(r.name, r)
+
+    def use_node(self, node_type) -> None:
+        r = nic_resource(node_type)
+        if r is not None:
+            self.resources.setdefault(r.name, r)
+
+    def add(self, stage: str, phases, deps, pool, cores, memory, slot=None, label="") -> int:
+        tid = len(self.tasks)
+        self.tasks.append(Task(tid, stage, tuple(phases), tuple(deps), pool, cores, float(memory), slot))
+        if label:
+            self.labels[tid] = label
+        return tid
+
+    def pool_for(self, stage: str) -> tuple[str, object]:
+        pl = self.placement(stage)
+        node_type = self.p.node_type(pl.node_type)
+        if pl.policy != "elastic" and not self.p.is_cloud and self.sc.single_allocation:
+            name = "allocation"
+            if name not in self.pools:
+                nodes = max(self.placement(s).nodes for s in STAGES)
+                wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(
+                    self.p.scheduler.queue_wait, self.rng)
+                self.queue_wait_s = wait
+                self.pools[name] = make_pool(name, pl.policy, node_type, nodes, queue_wait_s=wait)
+                self.pool_info[name] = PoolInfo(name, "all", node_type.name, pl.pricing, True)
+            return name, node_type
+        name = stage
+        if name not in self.pools:
+            wait = 0.0
+            if pl.policy != "elastic" and not self.p.is_cloud:
+                wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(
+                    self.p.scheduler.queue_wait, self.rng)
+                self.queue_wait_s = max(self.queue_wait_s, wait)
+            self.pools[name] = make_pool(name, pl.policy, node_type, pl.nodes, queue_wait_s=wait,
+                                         launch_interval_s=pl.launch_interval_s)
+            self.pool_info[name] = PoolInfo(name, stage, node_type.name, pl.pricing, True)
+        return name, node_type
+
+    def slot(self, stage: str, index: int) -> int | None:
+        pl = self.placement(stage)
+        if pl.policy != "static":
+            return None
+        pool = self.pools["allocation" if "allocation" in self.pools and not self.p.is_cloud
+                          and self.sc.single_allocation else stage]
+        return index % pool.nodes
+
+    # -- stages
+    def copy(self, days: list[float]) -> list[int | None]:
+        pl = self.placement("copy")
+        self.resources["wan"] = wan_resource(self.p)
+        out = self.tier(pl.storage_out) or self.tier(self.placement("split").storage_in)
+        if self.p.is_cloud:
+            pool, node_type = self.pool_for("copy")
+        else:  # data-transfer node of the centre, not billed to the project (§9.3)
+            node_type = self.p.node_type()
+            pool = "dtn"
+            self.pools[pool] = make_pool(pool, "dynamic", node_type, 1)
+            self.pool_info[pool] = PoolInfo(pool, "copy", node_type.name, "none", False)
+        ids = []
+        snap = next((s.name for s in self.p.storage if s.kind == "snapshot"), None)
+        for i, size in enumerate(days):
+            if out is not None and out.scope == "shared":
+                self.use_tier(out)
+                acc = tier_access(out, node_type)
+                flow = acc.write(size, "wan")
+                flow = type(flow)(("wan",) + flow.resources, flow.amount, flow.cap, "wan")
+            else:  # a fresh block volume per day, written at the WAN rate (large sequential blocks)
+                from simulator.graph import Flow
+
+                flow = Flow(("wan",), size, None, "wan")
+            tid = self.add("copy", [Phase("transfer", flows=(flow,))], (), pool, 1, 0.0, None, f"day {i}")
+            if out is not None and out.scope == "per_volume":
+                self.objects.append(DataObject(out.name, size, tid, tid, True, f"copy volume day {i}"))
+                if snap:
+                    self.objects.append(DataObject(snap, size, tid, None, False, f"snapshot day {i}"))
+            elif out is not None:
+                self.objects.append(DataObject(out.name, size, tid, None, False, f"day {i}"))
+            ids.append(tid)
+        return ids
+
+    def split(self, days: list[float], copies: list[int | None], subbands: int) -> list[int]:
+        pl = self.placement("split")
+        d = self.d
+        pool, node_type = self.pool_for("split")
+        tin = self.tier(pl.storage_in)
+        tout = self.tier(pl.storage_out) or tin
+        self.use_tier(tin)
+        self.use_tier(tout)
+        self.use_node(node_type)
+        ain = tier_access(tin, node_type)
+        aout = tier_access(tout, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s
+                           if tout.kind == "object_store" else None)
+        per_task = pl.subbands_per_task or subbands
+        restore = tin.snapshot_restore_seconds if (tin.scope == "per_volume" and copies and copies[0] is not None
+                                                    and self.p.is_cloud) else 0.0
+        threads = effective_threads(self.p, node_type, 1)
+        speed = node_type.core_speed or 1.0
+        ids = []
+        spw = _spw_fraction(self.w)
+        sub = _subband_fraction(self.w)
+        for day, size in enumerate(days):
+            scale = size / d.split_ref_day_bytes
+            chunks = [min(per_task, subbands - c) for c in range(0, subbands, per_task)]
+            for ci, k in enumerate(chunks):
+                phases = []
+                if restore:
+                    phases.append(Phase("volume_from_snapshot", overhead_s=restore or 0.0))
+                cap = d.split_read_cap_bytes_per_s
+                phases += [
+                    Phase("selection", flows=(ain.read(k * d.split_select_read_bytes * scale, cap=cap),)),
+                    Phase("regrid_apply", cpu_seconds=k * d.split_regrid_cpu_seconds * scale / speed, threads=threads,
+                          flows=(ain.read(k * spw * size, cap=cap), aout.write(k * sub * size))),
+                    Phase("flagging", flows=(ain.read(k * d.split_flag_read_bytes * scale, "flag_read", cap=cap),)),
+                ]
+                deps = (copies[day],) if copies and copies[day] is not None else ()
+                slot_index = day if len(chunks) == 1 else day * len(chunks) + ci
+                tid = self.add("split", phases, deps, pool, threads, d.split_peak_memory_bytes,
+                               self.slot("split", slot_index), f"day {day} sub-bands {ci * per_task}..{ci * per_task + k - 1}")
+                if tin.scope == "per_volume" and self.p.is_cloud:
+                    self.objects.append(DataObject(tin.name, size, tid, tid, True, f"split volume day {day}"))
+                self.objects.append(DataObject(tout.name, k * sub * size, tid, None, False, f"sub-bands day {day}"))
+                ids.append(tid)
+        return ids
+
+    def invert(self, days: list[float], deps: tuple[int, ...], subbands: int) -> list[int]:
+        pl = self.placement("invert")
+        d = self.d
+        pool, node_type = self.pool_for("invert")
+        tin = self.tier(pl.storage_in)
+        tout = self.tier(pl.storage_out) or tin
+        work = tin
+        stage_in = None
+        if tin.kind == "object_store":
+            ssd = next((s for s in self.p.storage if s.kind == "local_ssd"), None)
+            if ssd is None:
+                raise ValueError("INVERT from an object store needs a local_ssd tier to stage to")
+            work = ssd
+            self.use_tier(tin)
+            stage_in = tier_access(tin, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s)
+        self.use_tier(work)
+        self.use_tier(tout)
+        self.use_node(node_type)
+        aw = tier_access(work, node_type)
+        aout = tier_access(tout, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s
+                           if tout.kind == "object_store" else None)
+        channels = _channels_per_subband(self.w)
+        ch = channels / d.invert_ref_channels
+        n = len(days)
+        vis = (n / d.invert_ref_days) ** float(self.w.param("invert_time_visibility_exponent", 0.5))
+        ch_exp = ch ** float(self.w.param("invert_time_channel_exponent", 1.0))
+        speed = node_type.core_speed or 1.0
+        threads = effective_threads(self.p, node_type, d.invert_max_threads)
+        sub = _subband_fraction(self.w)
+        input_bytes = sum(days) * sub
+        image = _image_bytes(self.w)
+        ids = []
+        for b in range(subbands):
+            phases = []
+            if stage_in is not None:
+                phases.append(Phase("stage_in", flows=(stage_in.read(input_bytes, "stage_in"),)))
+            phases += [
+                Phase("create", overhead_s=d.invert_create_s),
+                Phase("grid_serial", cpu_seconds=d.invert_cpu_serial_seconds * vis * ch_exp / speed, threads=1),
+                Phase("grid_parallel", cpu_seconds=d.invert_cpu_parallel_seconds * vis * ch_exp / speed,
+                      threads=threads, flows=(aw.read(input_bytes),)),
+                Phase("deconvolve_restore", flows=(aw.ops(d.invert_random_write_ops * ch),)),
+                Phase("finalise", flows=(aw.write(image),)),
+            ]
+            if stage_in is not None or tout.name != work.name:
+                phases.append(Phase("stage_out", flows=(aout.write(image, "stage_out"),)))
+            tid = self.add("invert", phases, deps, pool, threads, d.invert_peak_memory_bytes,
+                           self.slot("invert", b), f"sub-band {b}")
+            if stage_in is not None:
+                self.objects.append(DataObject(work.name, input_bytes + image, tid, tid, True, f"scratch sub-band {b}"))
+            self.objects.append(DataObject(tout.name, image, tid, None, False, f"image sub-band {b}"))
+            ids.append(tid)
+        return ids
+
+    def concat(self, inverts: list[int], subbands: int) -> list[int]:
+        pl = self.placement("concat")
+        d = self.d
+        pool, node_type = self.pool_for("concat")
+        tin = self.tier(pl.storage_in)
+        tout = self.tier(pl.storage_out) or tin
+        work = tin
+        stage = None
+        if tin.kind == "object_store":
+            ssd = next((s for s in self.p.storage if s.kind == "local_ssd"), None)
+            work = ssd or tin
+            stage = tier_access(tin, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s)
+            self.use_tier(tin)
+        self.use_tier(work)
+        self.use_tier(tout)
+        self.use_node(node_type)
+        aw = tier_access(work, node_type)
+        aout = tier_access(tout, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s
+                           if tout.kind == "object_store" else None)
+        group = int(self.w.param("max_concat_subbands", 12))
+        image = _image_bytes(self.w)
+        ids = []
+        for g in range(math.ceil(subbands / group)):
+            members = inverts[g * group:(g + 1) * group]
+            size = image * len(members)
+            phases = []
+            if stage is not None:
+                phases.append(Phase("stage_in", flows=(stage.read(size, "stage_in"),)))
+            phases += [Phase("create", overhead_s=d.concat_create_s),
+                       Phase("concatenate", flows=(aw.read(size), aw.write(size)))]
+            if stage is not None:
+                phases.append(Phase("stage_out", flows=(aout.write(size, "stage_out"),)))
+            tid = self.add("concat", phases, tuple(members), pool, 1, d.concat_peak_memory_bytes,
+                           self.slot("concat", g), f"group {g}")
+            self.objects.append(DataObject(tout.name, size, tid, None, False, f"cube group {g}"))
+            ids.append(tid)
+        return ids
+
+
+def build_chiles(scenario: ScenarioSpec, demands: ChilesDemands, *, stages: tuple[str, ...] = STAGES,
+                 days: list[float] | None = None, subbands: int | None = None,
+                 rng: random.Random | None = None) -> BuiltGraph:
+    """The CHILES TaskGraph for ``scenario`` (``stages`` selects a sub-pipeline, e.g. a single SPLIT).
+
+    ``days`` overrides the per-day sizes, ``subbands`` the number of sub-bands S."""
+    rng = rng or random.Random(scenario.seed)
+    b = _Builder(scenario, demands, rng)
+    day_list = list(days) if days is not None else day_sizes(scenario.workload)
+    s = subbands if subbands is not None else n_subbands(scenario.workload)
+    copies: list[int | None] = [None] * len(day_list)
+    if "copy" in stages and scenario.include_copy:
+        copies = list(b.copy(day_list))
+    splits: list[int] = []
+    if "split" in stages:
+        splits = b.split(day_list, copies, s)
+    inverts: list[int] = []
+    if "invert" in stages:
+        deps: tuple[int, ...] = ()
+        if splits:
+            barrier = b.add("barrier", (), tuple(splits), None, 1, 0.0, None, "all splits done")
+            deps = (barrier,)
+        inverts = b.invert(day_list, deps, s)
+    if "concat" in stages and inverts:
+        b.concat(inverts, s)
+    graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))
+    return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, tuple(b.notes), b.labels)

@@ -1,0 +1,270 @@
+"""Run a scenario: build its TaskGraph, execute it, bill it; replications and summaries.
+
+``simulate(scenario)`` is one deterministic replication for ``seed``; randomness
+(queue waits, WAN throughput variability, spot interruptions) comes only from a
+``random.Random`` seeded from it.  ``replicate(scenario, seed, index)`` derives an
+independent seed per replication index deterministically, so the Django app can
+fan replications out as Celery tasks; ``summarise`` gives P10/P50/P90.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import statistics
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from simulator.graph import Phase, TaskGraph
+from simulator.runner import run
+
+from .billing import Bill, CostLine, bill, gb_months, storage_intervals
+from .calibration import fit_chiles_demands
+from .chiles import BuiltGraph, ChilesDemands, build_chiles
+from .reference import complete_platform, reference_platforms, reference_workload
+from .specs import ScenarioSpec, WorkloadSpec
+from .spot import sample_interruption
+
+__all__ = [
+    "TaskBar",
+    "StageTiming",
+    "SimulationResult",
+    "Summary",
+    "build",
+    "default_demands",
+    "simulate",
+    "replicate",
+    "replication_seed",
+    "summarise",
+]
+
+Progress = Callable[[int, int], None] | None
+
+
+@dataclass(frozen=True)
+class TaskBar:
+    id: int
+    stage: str
+    label: str
+    pool: str | None
+    node: str
+    ready_s: float
+    start_s: float
+    end_s: float
+    bound_by: str
+
+
+@dataclass(frozen=True)
+class StageTiming:
+    stage: str
+    start_s: float
+    end_s: float
+    tasks: int
+    task_seconds: float
+    dominant_bound: str
+    bound_shares: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    label: str
+    platform: str
+    workload: str
+    seed: int
+    makespan_s: float  # from submission to the last task, queue wait included
+    queue_wait_s: float
+    run_time_s: float  # makespan minus the queue wait
+    stages: tuple[StageTiming, ...]
+    tasks: tuple[TaskBar, ...]
+    utilisation: dict[str, float]  # resource instance -> mean rate in use over the run (units/s)
+    utilisation_series: dict[str, tuple[tuple[float, float], ...]]
+    node_hours_used: float
+    compute_hours_billed: float
+    gb_months: dict[str, float]
+    bytes_moved: dict[str, float]
+    cost_lines: tuple[CostLine, ...]
+    cost_by_category: dict[str, float]
+    total_cost_aud: float
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    makespan_p10_s: float
+    makespan_p50_s: float
+    makespan_p90_s: float
+    cost_p10_aud: float
+    cost_p50_aud: float
+    cost_p90_aud: float
+
+
+_DEMANDS: dict[tuple, ChilesDemands] = {}
+
+
+def default_demands(workload: WorkloadSpec | None = None) -> ChilesDemands:
+    """CHILES demands fitted on the reference platforms (cached per workload parameters)."""
+    w = workload or reference_workload()
+    key = tuple(sorted((k, str(v)) for k, v in w.parameters.items()))
+    if key not in _DEMANDS:
+        ref = reference_workload()
+        params = {**ref.parameters, **{k: v for k, v in w.parameters.items() if v is not None}}
+        _DEMANDS[key] = fit_chiles_demands(reference_platforms(), replace(w, parameters=params))[0]
+    return _DEMANDS[key]
+
+
+def _prepare(scenario: ScenarioSpec) -> ScenarioSpec:
+    """Fill facts the catalogue left null from the reference platform of the same slug."""
+    return replace(scenario, platform=complete_platform(scenario.platform))
+
+
+def build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: random.Random | None = None,
+          **kwargs) -> BuiltGraph:
+    """The TaskGraph of ``scenario`` for its workload template."""
+    rng = rng or random.Random(scenario.seed)
+    t = scenario.workload.template
+    if t == "chiles":
+        return build_chiles(scenario, demands or default_demands(scenario.workload), rng=rng, **kwargs)
+    if t == "job_array":
+        from .job_array import build_job_array
+
+        return build_job_array(scenario, rng=rng)
+    if t == "custom_dag":
+        from .custom_dag import build_custom_dag
+
+        return build_custom_dag(scenario, rng=rng)
+    raise ValueError(f"unknown workload template {t!r}; expected chiles, job_array or custom_dag")
+
+
+def _wan_variability(graph: TaskGraph, cv: float | None, rng: random.Random) -> TaskGraph:
+    """Scale the WAN capacity by a lognormal factor with the platform's coefficient of variation."""
+    if not cv:
+        return graph
+    import math
+
+    sigma = math.sqrt(math.log(1.0 + cv * cv))
+    factor = math.exp(rng.gauss(-sigma * sigma / 2.0, sigma))
+    res = tuple(replace(r, capacity=r.capacity * factor) if r.name == "wan" else r for r in graph.resources)
+    return replace(graph, resources=res)
+
+
+def _with_interruptions(built: BuiltGraph, durations: dict[int, float], scenario: ScenarioSpec,
+                        rng: random.Random) -> tuple[BuiltGraph, list[str]]:
+    spot_pools = {pi.pool for pi in built.pools if pi.pricing == "spot"}
+    elastic = {p.name: p for p in built.graph.pools if p.policy == "elastic"}
+    tasks = list(built.graph.tasks)
+    notes = []
+    for i, t in enumerate(tasks):
+        if t.pool in spot_pools and t.pool in elastic:
+            it = sample_interruption(durations.get(t.id, 0.0), scenario.spot_interruption_rate_per_hour,
+                                     elastic[t.pool].boot_s, rng)
+            if it is not None:
+                tasks[i] = replace(t, phases=(Phase("interrupted_rework", overhead_s=it.extra_s),) + t.phases)
+                notes.append(f"task {t.id} ({t.stage}) interrupted after {it.after_s:.0f} s, "
+                             f"{it.lost_s:.0f} s of work redone on an on-demand fallback")
+    return replace(built, graph=replace(built.graph, tasks=tuple(tasks))), notes
+
+
+def _stage_timings(result) -> tuple[StageTiming, ...]:
+    acc: dict[str, dict] = {}
+    for t in result.tasks:
+        if t.pool is None:
+            continue
+        a = acc.setdefault(t.stage, {"start": t.start_s, "end": t.end_s, "n": 0, "secs": 0.0,
+                                     "bounds": defaultdict(float)})
+        a["start"] = min(a["start"], t.start_s)
+        a["end"] = max(a["end"], t.end_s)
+        a["n"] += 1
+        d = t.end_s - t.start_s
+        a["secs"] += d
+        kind = t.bound_by.split("@")[0] if t.bound_by else ""
+        a["bounds"][kind] += d
+    out = []
+    for stage, a in acc.items():
+        total = sum(a["bounds"].values()) or 1.0
+        shares = {k: v / total for k, v in sorted(a["bounds"].items(), key=lambda kv: -kv[1])}
+        dom = next(iter(shares), "")
+        out.append(StageTiming(stage, a["start"], a["end"], a["n"], a["secs"], dom, shares))
+    return tuple(sorted(out, key=lambda s: s.start_s))
+
+
+def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progress = None,
+             demands: ChilesDemands | None = None, record_utilisation: bool = True, **build_kwargs) -> SimulationResult:
+    """One replication of ``scenario`` (``seed`` defaults to ``scenario.seed``)."""
+    seed = scenario.seed if seed is None else int(seed)
+    scenario = _prepare(replace(scenario, seed=seed))
+    rng = random.Random(seed)
+    total_steps = 4
+    if progress:
+        progress(0, total_steps)
+    built = build(scenario, demands=demands, rng=rng, **build_kwargs)
+    graph = _wan_variability(built.graph, scenario.platform.wan.variability, rng)
+    built = replace(built, graph=graph)
+    if progress:
+        progress(1, total_steps)
+    result = run(built.graph, record_utilisation=record_utilisation)
+    notes = list(built.notes)
+    if scenario.spot_interruptions:
+        durations = {t.id: t.end_s - t.start_s for t in result.tasks}
+        built, extra = _with_interruptions(built, durations, scenario, rng)
+        notes += extra
+        if extra:
+            result = run(built.graph, record_utilisation=record_utilisation)
+    if progress:
+        progress(2, total_steps)
+    b: Bill = bill(built, result, scenario)
+    if progress:
+        progress(3, total_steps)
+    labels = built.task_labels
+    bars = tuple(TaskBar(t.id, t.stage, labels.get(t.id, ""), t.pool, t.node, t.ready_s, t.start_s, t.end_s, t.bound_by)
+                 for t in result.tasks)
+    mean_util = {}
+    span = result.makespan_s or 1.0
+    for name, moved in result.moved.items():
+        mean_util[name] = moved / span
+    gbm = dict(b.gb_months)
+    if not gbm:
+        for tier, nbytes, a, bb, _ in storage_intervals(built, result, scenario.retention_after_run_s):
+            gbm[tier] = gbm.get(tier, 0.0) + gb_months(nbytes, bb - a)
+    out = SimulationResult(
+        label=scenario.label or f"{scenario.workload.slug} on {scenario.platform.slug}",
+        platform=scenario.platform.slug, workload=scenario.workload.slug, seed=seed,
+        makespan_s=result.makespan_s, queue_wait_s=built.queue_wait_s,
+        run_time_s=result.makespan_s - built.queue_wait_s,
+        stages=_stage_timings(result), tasks=bars, utilisation=mean_util,
+        utilisation_series=dict(result.utilisation) if record_utilisation else {},
+        node_hours_used=b.compute_hours_used, compute_hours_billed=b.compute_hours_billed, gb_months=gbm,
+        bytes_moved=dict(result.moved), cost_lines=b.lines, cost_by_category=b.by_category,
+        total_cost_aud=b.total_aud, notes=tuple(notes))
+    if progress:
+        progress(4, total_steps)
+    return out
+
+
+def replication_seed(seed: int, index: int) -> int:
+    """An independent 63-bit seed for replication ``index`` (stable across processes)."""
+    h = hashlib.sha256(f"skyplan:{int(seed)}:{int(index)}".encode()).digest()
+    return int.from_bytes(h[:8], "big") >> 1
+
+
+def replicate(scenario: ScenarioSpec, seed: int, index: int, **kwargs) -> SimulationResult:
+    """Replication ``index`` of ``scenario`` (index 0 uses ``seed`` itself)."""
+    return simulate(scenario, seed=seed if index == 0 else replication_seed(seed, index), **kwargs)
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    if len(xs) == 1:
+        return xs[0]
+    return statistics.quantiles(xs, n=100, method="inclusive")[max(0, min(98, round(q * 100) - 1))]
+
+
+def summarise(results: list[SimulationResult]) -> Summary:
+    """P10/P50/P90 of makespan and total cost over replications."""
+    if not results:
+        raise ValueError("no results to summarise")
+    ms = sorted(r.makespan_s for r in results)
+    cs = sorted(r.total_cost_aud for r in results)
+    return Summary(len(results), _quantile(ms, 0.1), _quantile(ms, 0.5), _quantile(ms, 0.9),
+                   _quantile(cs, 0.1), _quantile(cs, 0.5), _quantile(cs, 0.9))
+

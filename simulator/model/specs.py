@@ -1,0 +1,246 @@
+"""Input specifications of the model layer: platform, workload and scenario.
+
+All values are in base units (bytes, bytes/s, seconds, operations, AUD) and every
+class is a frozen dataclass, JSON-serialisable with :func:`dataclasses.asdict`.
+Optional facts are ``None`` when unknown; builders fall back to documented
+assumptions (see :mod:`simulator.model.reference`) rather than inventing values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = [
+    "NodeTypeSpec",
+    "StorageSpec",
+    "WanSpec",
+    "QueueWaitSpec",
+    "SchedulerSpec",
+    "PricingSpec",
+    "PlatformSpec",
+    "StageSpec",
+    "WorkloadSpec",
+    "StagePlacement",
+    "ScenarioSpec",
+    "POLICIES",
+    "PRICING_MODELS",
+]
+
+POLICIES = ("static", "dynamic", "elastic")
+PRICING_MODELS = ("on_demand", "spot", "node_hour", "none")
+
+
+@dataclass(frozen=True)
+class NodeTypeSpec:
+    """A node (cluster/HPC) or instance type (cloud)."""
+
+    name: str
+    cores: int = 1
+    memory_bytes: float | None = None
+    local_disk_bytes: float | None = None
+    local_disk_kind: str = "none"  # none | hdd | ssd | nvme
+    nic_bytes_per_s: float | None = None
+    count: int | None = None  # None = elastic / unbounded
+    on_demand_aud_per_hour: float | None = None
+    spot_aud_per_hour: float | None = None
+    spot_rise_per_instance: float | None = None
+    boot_seconds: float | None = None
+    #: per-core speed relative to the reference core of the workload profiles (1.0 = same)
+    core_speed: float = 1.0
+    used_for: str = ""
+
+
+@dataclass(frozen=True)
+class StorageSpec:
+    """A storage tier.  ``scope`` says whether one capacity is shared by everybody
+    (``shared``), exists once per node (``per_node``, e.g. instance SSD) or once per
+    attached volume (``per_volume``, e.g. an EBS volume)."""
+
+    name: str
+    kind: str  # parallel_fs | nfs_raid | block_gp | block_piops | local_ssd | object_store
+    scope: str = "shared"
+    read_bytes_per_s: float | None = None
+    write_bytes_per_s: float | None = None
+    read_bytes_per_s_per_client: float | None = None
+    write_bytes_per_s_per_client: float | None = None
+    iops: float | None = None
+    iops_per_client: float | None = None
+    latency_seconds: float | None = None
+    capacity_bytes: float | None = None
+    degrade_after_streams: int | None = None
+    degrade_exponent: float = 0.0
+    aud_per_gb_month: float | None = None
+    aud_per_iops_month: float | None = None
+    provisioned_iops: float | None = None
+    snapshot_restore_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class WanSpec:
+    """The link from the data source (the observatory archive copy at ICRAR) to the platform."""
+
+    bytes_per_s: float | None = None
+    streams_to_saturate: int | None = None
+    variability: float | None = None  # coefficient of variation of throughput
+
+
+@dataclass(frozen=True)
+class QueueWaitSpec:
+    """How long a batch submission waits before it starts (see :mod:`simulator.model.queue`)."""
+
+    model: str = "none"  # none | fixed | lognormal | empirical
+    median_seconds: float | None = None
+    sigma: float | None = None
+    samples_seconds: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    kind: str = "none"  # none | pbs | slurm | cloud_api
+    queue_wait: QueueWaitSpec = field(default_factory=QueueWaitSpec)
+    #: threads a task can actually use under this scheduler (Magnus/SLURM: 1); None = no cap
+    usable_threads_per_task: int | None = None
+
+
+@dataclass(frozen=True)
+class PricingSpec:
+    billing_unit: str = "none"  # none | node_hour | instance_hour
+    billing_granularity_seconds: float = 1.0  # 3600 = per hour or part thereof
+    node_hour_aud: float | None = None
+    capex_aud: float | None = None
+    amortisation_years: float | None = None
+    share_used: float | None = None
+    staff_aud_per_year: float | None = None
+    power_aud_per_year: float | None = None
+    egress_aud_per_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class PlatformSpec:
+    slug: str
+    name: str
+    kind: str  # cluster | hpc_centre | cloud
+    max_nodes: int | None = None
+    root_access: bool | None = None
+    wan: WanSpec = field(default_factory=WanSpec)
+    scheduler: SchedulerSpec = field(default_factory=SchedulerSpec)
+    pricing: PricingSpec = field(default_factory=PricingSpec)
+    node_types: tuple[NodeTypeSpec, ...] = ()
+    storage: tuple[StorageSpec, ...] = ()
+
+    def node_type(self, name: str | None = None) -> NodeTypeSpec:
+        """The node type called ``name`` (the first one when ``name`` is None)."""
+        if not self.node_types:
+            raise KeyError(f"platform {self.slug!r} has no node types")
+        if name is None:
+            return self.node_types[0]
+        for nt in self.node_types:
+            if nt.name == name:
+                return nt
+        raise KeyError(f"platform {self.slug!r} has no node type {name!r}; known: {[n.name for n in self.node_types]}")
+
+    def storage_tier(self, name: str | None = None, *, kind: str | None = None) -> StorageSpec:
+        """The storage tier called ``name``, or the first of ``kind``, or the first one."""
+        for st in self.storage:
+            if (name is not None and st.name == name) or (name is None and kind is not None and st.kind == kind):
+                return st
+        if name is None and kind is None and self.storage:
+            return self.storage[0]
+        raise KeyError(f"platform {self.slug!r} has no storage tier {name or kind!r}; known: {[s.name for s in self.storage]}")
+
+    def has_storage(self, *, kind: str) -> bool:
+        return any(st.kind == kind for st in self.storage)
+
+    @property
+    def is_cloud(self) -> bool:
+        return self.kind == "cloud"
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """Per-task demands of one stage (one work-unit at the stage's reference size)."""
+
+    name: str
+    seq_read_bytes: float = 0.0
+    seq_write_bytes: float = 0.0
+    random_read_ops: float = 0.0
+    random_write_ops: float = 0.0
+    random_op_bytes: float = 0.0
+    cpu_seconds: float = 0.0
+    usable_threads: int = 1
+    peak_memory_bytes: float = 0.0
+    overhead_s: float = 0.0
+    n_tasks: int = 1
+    depends_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """A workload: a template (``chiles``, ``job_array``, ``custom_dag``), its numeric
+    parameters in base units (``n_days``, ``day_size_mean`` ...) and per-stage demands."""
+
+    slug: str
+    name: str = ""
+    template: str = "chiles"
+    parameters: dict[str, Any] = field(default_factory=dict)
+    stages: tuple[StageSpec, ...] = ()
+
+    def param(self, key: str, default: Any = None) -> Any:
+        value = self.parameters.get(key)
+        return default if value is None else value
+
+    def stage(self, name: str) -> StageSpec | None:
+        for st in self.stages:
+            if st.name == name:
+                return st
+        return None
+
+
+@dataclass(frozen=True)
+class StagePlacement:
+    """Where and how one stage runs."""
+
+    stage: str
+    node_type: str | None = None
+    nodes: int = 1  # parallel nodes (static/dynamic) or max concurrent instances (elastic)
+    storage_in: str | None = None
+    storage_out: str | None = None
+    pricing: str = "on_demand"  # on_demand | spot (cloud); node_hour | none otherwise
+    policy: str = "static"  # static | dynamic | elastic
+    launch_interval_s: float = 0.0  # elastic launch staggering
+    queue_wait_s: float | None = None  # override of the sampled queue wait
+    #: chiles SPLIT on the cloud: sub-bands processed by one instance one after the other
+    subbands_per_task: int | None = None
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """A platform, a workload and how each stage is placed; ``seed`` drives all sampling."""
+
+    platform: PlatformSpec
+    workload: WorkloadSpec
+    placements: tuple[StagePlacement, ...] = ()
+    spot_interruptions: bool = False
+    #: probability rate of a spot reclaim per instance-hour when interruptions are on (assumption)
+    spot_interruption_rate_per_hour: float = 0.05
+    #: INVERT on spot: launch only while the price stays under this multiple of the base price
+    spot_price_ceiling_ratio: float | None = None
+    replications: int = 1
+    seed: int = 0
+    include_copy: bool = True
+    #: batch platforms: one allocation (largest stage's node count) held for the whole run,
+    #: as in the paper's Magnus job; False = one allocation per stage
+    single_allocation: bool = True
+    #: object-store / snapshot data kept after the run ends (seconds) for storage billing
+    retention_after_run_s: float = 0.0
+    label: str = ""
+
+    def placement(self, stage: str) -> StagePlacement:
+        for p in self.placements:
+            if p.stage == stage:
+                return p
+        return StagePlacement(stage=stage)
+
+    def with_seed(self, seed: int) -> ScenarioSpec:
+        return replace(self, seed=seed)
