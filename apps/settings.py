@@ -87,8 +87,19 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+
+
+def _plotly_js_dir() -> str:
+    """plotly.js ships inside the plotly Python package; serve that copy (no CDN, works offline)."""
+    import importlib.util
+
+    return str(Path(importlib.util.find_spec("plotly").submodule_search_locations[0]) / "package_data")
+
+
+STATICFILES_DIRS = [BASE_DIR / "static", ("vendor/plotly", _plotly_js_dir())]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+# WhiteNoise serves straight from the finders (static/ and plotly's bundled plotly.js): no collectstatic step.
+WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 MEDIA_ROOT = Path(env_str("SKYPLAN_MEDIA_ROOT", str(VAR_DIR / "media")))
 

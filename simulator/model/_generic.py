@@ -30,6 +30,7 @@ class GenericBuilder:
         self.objects: list = []
         self.labels: dict[int, str] = {}
         self.queue_wait_s = 0.0
+        self._per_pool: dict[str, int] = {}  # tasks added per pool so far (static slots cycle over them)
 
     def pool(self, stage: str):
         pl = self.sc.placement(stage)
@@ -87,8 +88,10 @@ class GenericBuilder:
         tid = len(self.tasks)
         name, _nt, pl = self.pool(stage)
         slot = None
+        count = self._per_pool.get(name, 0)
+        self._per_pool[name] = count + 1
         if pl.policy == "static":
-            slot = sum(1 for t in self.tasks if t.pool == name) % self.pools[name].nodes
+            slot = count % self.pools[name].nodes
         self.tasks.append(Task(tid, stage, tuple(phases), tuple(deps), name, threads, float(memory), slot))
         if label:
             self.labels[tid] = label

@@ -203,7 +203,7 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
     built = replace(built, graph=graph)
     if progress:
         progress(1, total_steps)
-    result = run(built.graph, record_utilisation=record_utilisation)
+    result = run(built.graph, record_utilisation=record_utilisation, progress=_scaled(progress, 1, total_steps))
     notes = list(built.notes)
     if scenario.spot_interruptions:
         durations = {t.id: t.end_s - t.start_s for t in result.tasks}
@@ -242,6 +242,18 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
     return out
 
 
+def _scaled(progress: Progress, step: int, total_steps: int) -> Progress:
+    """Map the runner's (done, n) tasks onto step ``step``..``step + 1`` of ``total_steps``."""
+    if progress is None:
+        return None
+    scale = 1000
+
+    def report(done: int, n: int) -> None:
+        progress(step * scale + (scale * done) // max(n, 1), total_steps * scale)
+
+    return report
+
+
 def replication_seed(seed: int, index: int) -> int:
     """An independent 63-bit seed for replication ``index`` (stable across processes)."""
     h = hashlib.sha256(f"skyplan:{int(seed)}:{int(index)}".encode()).digest()
@@ -263,8 +275,11 @@ def summarise(results: list[SimulationResult]) -> Summary:
     """P10/P50/P90 of makespan and total cost over replications."""
     if not results:
         raise ValueError("no results to summarise")
-    ms = sorted(r.makespan_s for r in results)
-    cs = sorted(r.total_cost_aud for r in results)
+    def get(r, name):
+        return r[name] if isinstance(r, dict) else getattr(r, name)
+
+    ms = sorted(float(get(r, "makespan_s")) for r in results)
+    cs = sorted(float(get(r, "total_cost_aud")) for r in results)
     return Summary(len(results), _quantile(ms, 0.1), _quantile(ms, 0.5), _quantile(ms, 0.9),
                    _quantile(cs, 0.1), _quantile(cs, 0.5), _quantile(cs, 0.9))
 

@@ -67,3 +67,36 @@ def quantity(value, dimension: str) -> str:
     if value is None:
         return "—"
     return format_quantity(float(value), dimension)
+
+
+@register.filter
+def hours(seconds) -> str:
+    """Seconds as hours ("12.3 h"), or days for long spans ("10.4 d (250 h)")."""
+    if seconds is None or seconds == "":
+        return "—"
+    h = float(seconds) / 3600.0
+    if h >= 72:
+        return f"{h / 24:,.1f} d ({h:,.0f} h)"
+    if h >= 1:
+        return f"{h:,.2f} h"
+    return f"{float(seconds):,.0f} s"
+
+
+@register.filter
+def aud(value) -> str:
+    """An amount of Australian dollars, as the paper reports them."""
+    if value is None or value == "":
+        return "—"
+    return f"AUD {float(value):,.2f}"
+
+
+@register.filter
+def percent(value) -> str:
+    if value is None or value == "":
+        return "—"
+    return f"{100 * float(value):.0f}%"
+
+
+@register.filter
+def get(mapping, key):
+    return (mapping or {}).get(key)

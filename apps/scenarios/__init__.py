@@ -1,0 +1,1 @@
+"""Simulation runs: a workload on a platform, executed by Celery workers with progress and cancel."""

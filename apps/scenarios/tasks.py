@@ -1,0 +1,15 @@
+"""Thin Celery tasks: take IDs, call a service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from apps.scenarios.services import execute_replication
+
+__all__ = ["run_replication"]
+
+
+@shared_task(name="scenarios.run_replication", acks_late=True, time_limit=3600, soft_time_limit=3550)
+def run_replication(run_id: str, index: int) -> str:
+    """Execute replication ``index`` of run ``run_id``; returns its status."""
+    return execute_replication(run_id, index)

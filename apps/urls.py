@@ -1,0 +1,19 @@
+"""Top-level URLs."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from apps.core import views as core_views
+
+admin.site.site_header = "Skyplan administration"
+admin.site.site_title = "Skyplan"
+
+urlpatterns = [
+    path("", core_views.home, name="home"),
+    path("health/", core_views.health, name="health"),
+    path("accounts/", include("apps.accounts.urls")),
+    path("platforms/", include("apps.platforms.urls")),
+    path("workloads/", include("apps.workloads.urls")),
+    path("", include("apps.scenarios.urls")),
+    path("admin/", admin.site.urls),
+]
