@@ -16,6 +16,7 @@ install: $(STAMP)
 
 ## Set up (virtualenv, install, migrate, reference catalogue, demo account) and run web server + worker.
 run: install
+	$(BIN)/python manage.py ensure_database
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_catalogue
 	$(BIN)/python manage.py ensure_demo_account
