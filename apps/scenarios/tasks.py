@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import OperationalError
 
 from apps.scenarios.services import execute_replication
 
 __all__ = ["run_replication"]
 
 
-@shared_task(name="scenarios.run_replication", acks_late=True, time_limit=3600, soft_time_limit=3550)
+@shared_task(name="scenarios.run_replication", acks_late=True, time_limit=3600, soft_time_limit=3550,
+             autoretry_for=(OperationalError,), retry_backoff=1, max_retries=5)
 def run_replication(run_id: str, index: int) -> str:
     """Execute replication ``index`` of run ``run_id``; returns its status."""
     return execute_replication(run_id, index)
