@@ -6,7 +6,8 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: install run test lint bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml .ci/system-packages
+	bash .ci/system-packages
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
