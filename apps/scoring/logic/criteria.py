@@ -1,0 +1,320 @@
+"""Criteria: metrics computed from a platform's facts and its simulated run, and rubrics mapping them to 0-5.
+
+A criterion names a metric (a key of :data:`METRICS`), a direction and a rubric.  A rubric is JSON:
+
+* ``{"kind": "thresholds", "bands": [{"at": 336, "score": 5, "label": "under two weeks"}, ...]}`` —
+  with direction ``lower`` a value scores the best band whose ``at`` it does not exceed, with ``higher``
+  the best band it reaches; a value in no band scores ``else_score`` (default 0, label ``else_label``).
+* ``{"kind": "categories", "scores": {"root": 5, "limited": 3}, "labels": {...}}`` for text metrics.
+
+Thresholds are in the metric's display unit (hours, AUD, Gb/s, MB/s, IOPS) so people can edit them.
+Every score carries its explanation, e.g. ``"3 — 1 Gb/s link with high variance (CV 0.30): at least 1 Gb/s"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from simulator.units import format_quantity, from_base
+
+from .inputs import PlatformInputs
+
+__all__ = [
+    "MetricValue", "Metric", "METRICS", "CriterionSpec", "Score", "DEFAULT_CRITERIA", "SCALE_LABELS",
+    "SECONDS_PER_YEAR", "RubricError", "validate_rubric", "apply_rubric", "score_platform", "default_criteria",
+]
+
+SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_YEAR = 365.0 * 24.0 * SECONDS_PER_HOUR
+#: the paper's words for the 0-5 scale (§9, Table 3 caption)
+SCALE_LABELS = {0: "unacceptable", 1: "poor", 2: "passable", 3: "acceptable", 4: "good", 5: "excellent"}
+#: WAN throughput coefficient of variation from which a link is called "high variance"
+HIGH_VARIANCE_CV = 0.25
+
+
+class RubricError(ValueError):
+    """A rubric that cannot be applied; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    value: float | str | None
+    text: str
+    missing: str = ""  # why there is no value
+
+
+@dataclass(frozen=True)
+class Metric:
+    key: str
+    label: str
+    unit: str
+    kind: str  # number | category
+    compute: Callable[[PlatformInputs], MetricValue]
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    key: str
+    label: str
+    metric: str
+    direction: str  # higher | lower
+    rubric: dict[str, Any]
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class Score:
+    criterion: str
+    value: float | str | None
+    text: str
+    score: int
+    explanation: str
+    missing: bool = False
+
+
+def _hours(s: float) -> str:
+    return f"{s / SECONDS_PER_HOUR:,.0f} h"
+
+
+def _aud(x: float) -> str:
+    return f"AUD {x:,.0f}"
+
+
+def _completion(p: PlatformInputs) -> MetricValue:
+    run = p.run
+    if run is None or run.makespan_s is None:
+        return MetricValue(None, "not simulated", run.error if run else "no simulation")
+    text = _hours(run.makespan_s)
+    if run.queue_wait_s:
+        text += f" incl. {_hours(run.queue_wait_s)} queue wait"
+    if not run.completed:
+        text += " (the run does not complete as a usable pipeline)"
+    return MetricValue(run.makespan_s / SECONDS_PER_HOUR, text)
+
+
+def _capital(p: PlatformInputs) -> MetricValue:
+    capex = p.fact("capex")
+    if capex is None:
+        return MetricValue(None, "capital cost unknown", "the catalogue has no capex for this platform")
+    share = p.fact("share_used", 1.0)
+    value = float(capex) * float(share)
+    text = _aud(value) if share == 1.0 else f"{_aud(value)} ({share:.1%} of {_aud(capex)})"
+    return MetricValue(value, text)
+
+
+def owned_running_cost(p: PlatformInputs, seconds: float) -> float:
+    """Staff and power of an owned cluster for ``seconds`` of use, at the share of the machine used."""
+    per_year = float(p.fact("staff_per_year", 0.0)) + float(p.fact("power_per_year", 0.0))
+    return per_year * float(p.fact("share_used", 1.0)) * seconds / SECONDS_PER_YEAR
+
+
+def _operational(p: PlatformInputs) -> MetricValue:
+    run = p.run
+    if run is None or run.total_cost_aud is None:
+        return MetricValue(None, "not simulated", run.error if run else "no simulation")
+    value = float(run.total_cost_aud)
+    parts = [f"{_aud(value)} billed"] if value else []
+    if p.kind == "owned_cluster":
+        own = owned_running_cost(p, run.run_time_s or 0.0)
+        value += own
+        parts.append(f"{_aud(own)} staff and power for {_hours(run.run_time_s or 0.0)}")
+    return MetricValue(value, f"{_aud(value)} per epoch" + (f" ({'; '.join(parts)})" if parts else ""))
+
+
+def _transfer(p: PlatformInputs) -> MetricValue:
+    bw = p.fact("wan_bandwidth")
+    if bw is None:
+        return MetricValue(None, "WAN bandwidth unknown", "the catalogue has no WAN bandwidth")
+    gbps = from_base(float(bw), "Gb/s")
+    cv = p.fact("wan_variability")
+    text = f"{gbps:g} Gb/s link"
+    if cv is not None and cv >= HIGH_VARIANCE_CV:
+        text += f" with high variance (CV {cv:.2f})"
+    elif cv is not None:
+        text += f" (CV {cv:.2f})"
+    return MetricValue(gbps, text)
+
+
+def _tiers(p: PlatformInputs):
+    used = set(p.run.tiers_used) if p.run else set()
+    tiers = [t for t in p.storage if t.name in used]
+    return tiers or list(p.storage)
+
+
+def _bandwidth(p: PlatformInputs) -> MetricValue:
+    best = None
+    for t in _tiers(p):
+        rates = [r for r in (t.read_bytes_per_s_per_client, t.read_bytes_per_s) if r]
+        if rates and (best is None or min(rates) > best[0]):
+            best = (min(rates), t.name)
+    if best is None:
+        return MetricValue(None, "no storage bandwidth known", "no read bandwidth on any storage tier")
+    mbs = from_base(best[0], "MB/s")
+    return MetricValue(mbs, f"{format_quantity(best[0], 'bandwidth')} per task from {best[1]} (peak tier)")
+
+
+def _iops(p: PlatformInputs) -> MetricValue:
+    best = None
+    for t in _tiers(p):
+        rates = [r for r in (t.iops_per_client, t.iops) if r]
+        if rates and (best is None or min(rates) > best[0]):
+            best = (min(rates), t.name)
+    if best is None:
+        return MetricValue(None, "no IOPS known", "no IOPS on any storage tier")
+    return MetricValue(best[0], f"{best[0]:,.0f} IOPS per task from {best[1]} (peak tier)")
+
+
+def _control(p: PlatformInputs) -> MetricValue:
+    root = p.facts.get("root_access")
+    if root is None:
+        return MetricValue(None, "root access unknown", "the catalogue does not say whether users get root")
+    return MetricValue("root" if root else "limited", "root access" if root else "limited access (no root)")
+
+
+def _usability(p: PlatformInputs) -> MetricValue:
+    u = p.fact("usability")
+    if u is None:
+        return MetricValue(None, "usability unknown", "the catalogue has no usability rating")
+    note = p.fact("usability_note", "")
+    return MetricValue(u, f"{u}" + (f": {note}" if note else ""))
+
+
+METRICS: dict[str, Metric] = {m.key: m for m in (
+    Metric("makespan_h", "completion time incl. queue wait", "h", "number", _completion,
+           "makespan of the median simulated replication, from submission to the last task"),
+    Metric("capital_aud", "capital cost × share used", "AUD", "number", _capital,
+           "purchase price times the share of the machine the project uses (the paper's convention)"),
+    Metric("operational_aud", "operational cost per epoch", "AUD", "number", _operational,
+           "simulated bill (node-hours, instance-hours, storage, IOPS) plus owned-cluster staff and power"),
+    Metric("wan_gbps", "WAN bandwidth to the data source", "Gb/s", "number", _transfer,
+           "nominal link rate; the explanation flags high variability"),
+    Metric("bandwidth_mbs", "peak per-task storage read bandwidth", "MB/s", "number", _bandwidth,
+           "the fastest storage tier the run used, per client"),
+    Metric("iops", "peak per-task IOPS", "IOPS", "number", _iops,
+           "the storage tier with the most IOPS per client among those the run used"),
+    Metric("root_access", "root access", "", "category", _control, "root | limited"),
+    Metric("usability", "ease of use", "", "category", _usability, "simple | moderate | complex"),
+)}
+
+
+def _bands(*rows):
+    return {"kind": "thresholds", "bands": [{"at": a, "score": s, "label": lab} for a, s, lab in rows]}
+
+
+#: the paper's eight considerations (§9, Table 3); thresholds chosen so the case study's inputs
+#: reproduce its ranks where they support them (see docs/scoring.md for each choice)
+DEFAULT_CRITERIA: tuple[CriterionSpec, ...] = (
+    CriterionSpec("completion_time", "Completion time", "makespan_h", "lower", {
+        **_bands((336, 5, "within two weeks"), (432, 4, "within 18 days"), (528, 3, "within 22 days"),
+                 (624, 2, "within 26 days"), (720, 1, "within 30 days")),
+        "else_label": "over a month per epoch"}),
+    CriterionSpec("capital_costs", "Capital costs", "capital_aud", "lower", {
+        **_bands((1000, 5, "no capital outlay"), (100_000, 4, "up to AUD 100K"), (250_000, 3, "up to AUD 250K"),
+                 (500_000, 2, "up to AUD 500K"), (1_000_000, 1, "up to AUD 1M")),
+        "else_label": "over AUD 1M"}),
+    CriterionSpec("operational_costs", "Operational costs", "operational_aud", "lower", {
+        **_bands((5000, 5, "up to AUD 5K per epoch"), (10_000, 4, "up to AUD 10K"), (25_000, 3, "up to AUD 25K"),
+                 (50_000, 2, "up to AUD 50K"), (100_000, 1, "up to AUD 100K")),
+        "else_label": "over AUD 100K per epoch"}),
+    CriterionSpec("data_transfer", "Data transfer", "wan_gbps", "higher", {
+        **_bands((40, 5, "at least 40 Gb/s"), (10, 4, "at least 10 Gb/s"), (1, 3, "at least 1 Gb/s"),
+                 (0.1, 2, "at least 100 Mb/s"), (0.01, 1, "at least 10 Mb/s")),
+        "else_label": "under 10 Mb/s"}),
+    CriterionSpec("typical_bandwidth", "Typical bandwidth", "bandwidth_mbs", "higher", {
+        **_bands((1000, 5, "at least 1 GB/s"), (500, 4, "at least 500 MB/s"), (100, 3, "at least 100 MB/s"),
+                 (10, 2, "at least 10 MB/s"), (1, 1, "at least 1 MB/s")),
+        "else_label": "under 1 MB/s"}),
+    CriterionSpec("typical_iops", "Typical IOPS", "iops", "higher", {
+        **_bands((1000, 5, "at least 1,000 IOPS"), (100, 4, "at least 100 IOPS"), (10, 3, "at least 10 IOPS"),
+                 (1, 2, "at least 1 IOPS"), (0.1, 1, "some random I/O")),
+        "else_label": "no random I/O"}),
+    CriterionSpec("control", "Control", "root_access", "higher", {
+        "kind": "categories", "scores": {"root": 5, "limited": 3},
+        "labels": {"root": "full control, can tune the system", "limited": "cannot reconfigure or tune"}}),
+    CriterionSpec("usability", "Usability", "usability", "higher", {
+        "kind": "categories", "scores": {"simple": 4, "moderate": 3, "complex": 2},
+        "labels": {"simple": "batch submission of scripts", "moderate": "some platform plumbing",
+                   "complex": "instances, volumes and launches managed by hand"}}),
+)
+
+
+def default_criteria() -> list[CriterionSpec]:
+    return list(DEFAULT_CRITERIA)
+
+
+def _number(x: Any, where: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise RubricError(f"{where}: must be a number")
+    return float(x)
+
+
+def validate_rubric(rubric: Any, metric: str, direction: str) -> None:
+    """Raise :class:`RubricError` naming the problem when ``rubric`` cannot score ``metric``."""
+    if metric not in METRICS:
+        raise RubricError(f"metric: unknown {metric!r}; one of {', '.join(METRICS)}")
+    if direction not in ("higher", "lower"):
+        raise RubricError("direction: 'higher' or 'lower'")
+    if not isinstance(rubric, dict):
+        raise RubricError("rubric: must be a JSON object")
+    kind = rubric.get("kind")
+    if kind == "thresholds":
+        if METRICS[metric].kind != "number":
+            raise RubricError(f"rubric: metric {metric} is a category; use kind 'categories'")
+        bands = rubric.get("bands")
+        if not isinstance(bands, list) or not bands:
+            raise RubricError("rubric.bands: a non-empty list of {at, score, label}")
+        for i, b in enumerate(bands):
+            if not isinstance(b, dict):
+                raise RubricError(f"rubric.bands[{i}]: must be an object")
+            _number(b.get("at"), f"rubric.bands[{i}].at")
+            s = b.get("score")
+            if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 5:
+                raise RubricError(f"rubric.bands[{i}].score: an integer from 0 to 5")
+        es = rubric.get("else_score", 0)
+        if isinstance(es, bool) or not isinstance(es, int) or not 0 <= es <= 5:
+            raise RubricError("rubric.else_score: an integer from 0 to 5")
+    elif kind == "categories":
+        scores = rubric.get("scores")
+        if not isinstance(scores, dict) or not scores:
+            raise RubricError("rubric.scores: a non-empty object mapping values to 0-5")
+        for k, s in scores.items():
+            if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 5:
+                raise RubricError(f"rubric.scores.{k}: an integer from 0 to 5")
+    else:
+        raise RubricError("rubric.kind: 'thresholds' or 'categories'")
+
+
+def apply_rubric(value: float | str, rubric: dict[str, Any], direction: str) -> tuple[int, str]:
+    """The 0-5 score of ``value`` and the label of the band or category that gave it."""
+    if rubric["kind"] == "categories":
+        key = str(value)
+        if key not in rubric["scores"]:
+            return int(rubric.get("else_score", 0)), f"{key!r} is not in the rubric"
+        return int(rubric["scores"][key]), (rubric.get("labels") or {}).get(key, "")
+    v = float(value)
+    bands = sorted(rubric["bands"], key=lambda b: float(b["at"]), reverse=(direction == "higher"))
+    best: tuple[int, str] | None = None
+    for b in bands:
+        ok = v <= float(b["at"]) if direction == "lower" else v >= float(b["at"])
+        if ok and (best is None or int(b["score"]) > best[0]):
+            best = (int(b["score"]), b.get("label", ""))
+    if best is None:
+        return int(rubric.get("else_score", 0)), rubric.get("else_label", "outside every band")
+    return best
+
+
+def score_platform(p: PlatformInputs, criteria: list[CriterionSpec]) -> list[Score]:
+    """One :class:`Score` per criterion; a metric with no value scores 0 and says why."""
+    out = []
+    for c in criteria:
+        mv = METRICS[c.metric].compute(p)
+        if mv.value is None:
+            out.append(Score(c.key, None, mv.text, 0, f"0 — no value: {mv.missing or mv.text}", True))
+            continue
+        s, label = apply_rubric(mv.value, c.rubric, c.direction)
+        expl = f"{s} — {mv.text}" + (f": {label}" if label else "")
+        out.append(Score(c.key, mv.value, mv.text, s, expl))
+    return out
