@@ -1,0 +1,106 @@
+"""The one adapter between the ORM / simulator results and the scoring logic's plain inputs.
+
+It also runs the epoch simulations scoring needs: on the paper's three platforms the paper's own epoch
+runs (:func:`simulator.model.validation.paper_scenarios`; Pleiades as the sequential run the paper
+estimated, since its parallel run did not complete), elsewhere the platform's default placements.
+Each platform is simulated ``replications`` times and the median-makespan replication represents it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from apps.platforms.models import Platform
+from apps.scenarios.adapters import platform_spec, workload_spec
+from apps.scoring.logic.criteria import CriterionSpec
+from apps.scoring.logic.inputs import NodeFacts, PlatformInputs, RunSummary, StorageFacts
+from apps.workloads.models import ReferenceObservation, Workload
+from simulator.model.simulate import replicate
+from simulator.model.specs import ScenarioSpec
+from simulator.model.validation import paper_scenarios
+
+__all__ = ["platform_inputs", "criterion_specs", "simulate_epochs", "published_table", "workload_volume",
+           "PAPER_SCENARIO"]
+
+#: catalogue slug -> the paper's epoch run used to score it
+PAPER_SCENARIO = {"magnus": "magnus", "aws-sydney": "aws", "pleiades": "pleiades_sequential"}
+
+
+def platform_inputs(platform: Platform, run: RunSummary | None) -> PlatformInputs:
+    facts = {name: getattr(platform, name) for name in Platform.FACT_FIELDS}
+    storage = tuple(StorageFacts(t.name, t.kind, t.read_bw, t.read_bw_per_client, t.iops, t.iops_per_client,
+                                 t.price_per_gb_month) for t in platform.storage_tiers.all())
+    nodes = tuple(NodeFacts(n.name, int(n.cores or 1), n.on_demand_price, n.spot_price)
+                  for n in platform.node_types.all())
+    return PlatformInputs(platform.slug, platform.name, platform.kind, facts, storage, nodes, run)
+
+
+def criterion_specs(queryset) -> list[CriterionSpec]:
+    return [CriterionSpec(c.key, c.label, c.metric, c.direction, c.rubric, c.weight) for c in queryset]
+
+
+def _summary(results, label: str, note: str, completed: bool) -> RunSummary:
+    results = sorted(results, key=lambda r: r.makespan_s)
+    r = results[(len(results) - 1) // 2]
+    stage_tasks = {s.stage: s.tasks for s in r.stages}
+    return RunSummary(
+        label=label, replications=len(results), makespan_s=r.makespan_s, queue_wait_s=r.queue_wait_s,
+        run_time_s=r.run_time_s, total_cost_aud=r.total_cost_aud, cost_by_category=dict(r.cost_by_category),
+        cost_lines=tuple(asdict(ln) for ln in r.cost_lines), node_hours_used=r.node_hours_used,
+        compute_hours_billed=r.compute_hours_billed, tiers_used=tuple(sorted(r.gb_months)),
+        stage_tasks=stage_tasks, completed=completed, note=note)
+
+
+def simulate_epochs(platforms: list[Platform], workload: Workload, *, replications: int = 5,
+                    seed: int = 0) -> dict[str, RunSummary]:
+    """One representative simulated epoch per platform (or a RunSummary with ``error``)."""
+    specs = {p.slug: platform_spec(p) for p in platforms}
+    w = workload_spec(workload)
+    paper = {}
+    if workload.template == "chiles" and any(s in PAPER_SCENARIO for s in specs):
+        paper = paper_scenarios({s: specs[s] for s in specs if s in PAPER_SCENARIO}, w)
+    out = {}
+    for slug, spec in specs.items():
+        note = ""
+        if slug in PAPER_SCENARIO:
+            scenario = paper[PAPER_SCENARIO[slug]]
+            note = f"the paper's run: {scenario.label}"
+            if slug == "pleiades":
+                note += " (the paper's parallel run did not complete; Table 3 uses the sequential estimate)"
+        else:
+            scenario = ScenarioSpec(platform=spec, workload=w, label=f"{w.slug} on {slug}")
+            if spec.wan.bytes_per_s is None:
+                scenario = ScenarioSpec(platform=spec, workload=w, include_copy=False, label=scenario.label)
+                note = "no WAN bandwidth in the catalogue: simulated with the data already on the platform"
+        try:
+            results = [replicate(scenario, seed, i, record_utilisation=False) for i in range(replications)]
+        except (ValueError, KeyError, ZeroDivisionError) as exc:
+            out[slug] = RunSummary(label=scenario.label, error=f"could not simulate: {exc}".strip(), completed=False)
+            continue
+        out[slug] = _summary(results, scenario.label, note, completed=True)
+    return out
+
+
+def published_table(workload: Workload) -> dict[str, dict]:
+    """Table 3 as stored reference observations: platform -> {"ranks": {criterion: rank}, "product": x}."""
+    out: dict[str, dict] = {}
+    rows = ReferenceObservation.objects.filter(workload=workload, quantity__startswith="radar_").select_related(
+        "platform")
+    for o in rows:
+        if o.platform is None or not isinstance(o.value, (int, float)) or isinstance(o.value, bool):
+            continue
+        entry = out.setdefault(o.platform.slug, {"ranks": {}, "product": None})
+        if o.quantity.startswith("radar_rank_"):
+            entry["ranks"][o.quantity.removeprefix("radar_rank_")] = int(o.value)
+        elif o.quantity == "radar_product":
+            entry["product"] = float(o.value)
+    return out
+
+
+def workload_volume(workload: Workload) -> float:
+    """Input bytes of one epoch: days × mean day size (CHILES), else 0 when the workload does not say."""
+    params = workload.parameters or {}
+    n, size = params.get("n_days"), params.get("day_size_mean")
+    if isinstance(n, (int, float)) and isinstance(size, (int, float)):
+        return float(n) * float(size)
+    return 0.0

@@ -1,0 +1,126 @@
+"""Scoring criteria (editable) and configuration searches with their chunks.
+
+A search snapshots its inputs (platform and workload as plain dicts, the space) like a simulation run,
+so it can be re-run after the catalogue changes; one Celery task evaluates one chunk of configurations.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Sum
+from django.urls import reverse
+
+from apps.scoring.logic.criteria import METRICS, RubricError, validate_rubric
+
+__all__ = ["Criterion", "ConfigurationSearch", "SearchChunk", "Status"]
+
+
+class Criterion(models.Model):
+    """One consideration of the radar: a metric, a direction, a 0-5 rubric and a weight."""
+
+    class Direction(models.TextChoices):
+        HIGHER = "higher", "higher is better"
+        LOWER = "lower", "lower is better"
+
+    key = models.SlugField(unique=True, max_length=60)
+    label = models.CharField(max_length=120)
+    metric = models.CharField(max_length=40, choices=[(k, m.label) for k, m in METRICS.items()])
+    direction = models.CharField(max_length=10, choices=Direction.choices)
+    rubric = models.JSONField(help_text="thresholds or categories mapping the metric to 0-5 (see docs/scoring.md)")
+    weight = models.FloatField(default=1.0)
+    position = models.PositiveIntegerField(default=0)
+    enabled = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["position", "key"]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def clean(self):
+        errors = {}
+        if self.weight is not None and self.weight < 0:
+            errors["weight"] = "must not be negative"
+        try:
+            validate_rubric(self.rubric, self.metric, self.direction)
+        except RubricError as exc:
+            field = str(exc).split(":", 1)[0].split(".", 1)[0]
+            errors[field if field in ("metric", "direction") else "rubric"] = str(exc)
+        if errors:
+            raise ValidationError(errors)
+
+
+class Status(models.TextChoices):
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    SUCCEEDED = "succeeded", "succeeded"
+    FAILED = "failed", "failed"
+    CANCELLED = "cancelled", "cancelled"
+
+
+FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+
+
+class ConfigurationSearch(models.Model):
+    Status = Status
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    label = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    platform = models.ForeignKey("platforms.Platform", null=True, on_delete=models.SET_NULL, related_name="searches")
+    workload = models.ForeignKey("workloads.Workload", null=True, on_delete=models.SET_NULL, related_name="searches")
+    space = models.JSONField(default=dict)
+    inputs = models.JSONField(default=dict, help_text="snapshot of platform and workload")
+    seed = models.BigIntegerField(default=0)
+    deadline_s = models.FloatField(null=True, blank=True)
+    budget_aud = models.FloatField(null=True, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    error = models.TextField(blank=True)
+    results = models.JSONField(null=True, blank=True, help_text="Pareto front, cheapest in deadline, fastest in budget")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.label or f"search {str(self.id)[:8]}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("scoring:search", args=[self.id])
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED
+
+    def done(self) -> int:
+        return int(self.chunks.aggregate(n=Sum("done"))["n"] or 0)
+
+    def progress(self) -> float:
+        if self.status == Status.SUCCEEDED:
+            return 1.0
+        return self.done() / self.total if self.total else 0.0
+
+
+class SearchChunk(models.Model):
+    """Configurations ``start``..``end`` (exclusive) of a search, evaluated by one task."""
+
+    search = models.ForeignKey(ConfigurationSearch, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    task_id = models.CharField(max_length=64, blank=True)
+    points = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["search", "index"]
+        constraints = [models.UniqueConstraint(fields=["search", "index"], name="unique_search_chunk_index")]

@@ -1,0 +1,264 @@
+"""Scoring workflows: the scoring report of a workload, and configuration searches on Celery.
+
+The report glues the adapter (ORM + simulator -> plain inputs) to the pure logic; searches follow the
+simulation runs' pattern (:mod:`apps.scenarios.services`): snapshot, one task per chunk of configurations,
+progress per chunk, cancel, and whichever chunk finishes last computes the results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.platforms.models import Platform
+from apps.scenarios.adapters import platform_dict, workload_dict
+from apps.scoring import adapters
+from apps.scoring.logic import aggregate as agg
+from apps.scoring.logic import robustness as rob
+from apps.scoring.logic.compare import compare_products, compare_ranks
+from apps.scoring.logic.criteria import score_platform
+from apps.scoring.logic.search import (
+    SpaceError,
+    cheapest_within,
+    chunks,
+    enumerate_space,
+    evaluate,
+    fastest_within,
+    pareto_front,
+    validate_space,
+)
+from apps.scoring.logic.tco import Horizon, break_even, tco
+from apps.scoring.models import FINISHED, ConfigurationSearch, Criterion, SearchChunk, Status
+from simulator.model.catalogue import platform_from_dict, workload_from_dict
+
+__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "tco_report", "create_search", "dispatch_search",
+           "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE"]
+
+DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
+#: configurations per Celery task
+CHUNK_SIZE = 8
+REPLICATIONS = 11
+
+
+class InvalidSearch(ValueError):
+    """The search cannot start; the message names the field."""
+
+
+def _platforms(slugs) -> list[Platform]:
+    qs = Platform.objects.prefetch_related("node_types", "storage_tiers")
+    if slugs:
+        found = {p.slug: p for p in qs.filter(slug__in=slugs)}
+        missing = [s for s in slugs if s not in found]
+        if missing:
+            raise ValueError(f"platform: unknown {', '.join(missing)}")
+        return [found[s] for s in slugs]
+    return list(qs.filter(slug__in=DEMO_PLATFORMS)) or list(qs)
+
+
+def default_horizon(workload, runs: dict | None = None, **overrides) -> Horizon:
+    cubes = 1
+    for r in (runs or {}).values():
+        if r.stage_tasks.get("concat"):
+            cubes = r.stage_tasks["concat"]
+            break
+    values = {"epochs_per_year": 1, "years": 5, "growth_per_epoch": 0.0,
+              "data_bytes_per_epoch": adapters.workload_volume(workload), "cubes_per_epoch": cubes,
+              "egress_gb_per_epoch": 0.0}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return Horizon(**values)
+
+
+def score_report(workload, platform_slugs=None, *, criteria=None, method="weighted_sum", samples=2000, seed=0,
+                 replications=REPLICATIONS, horizon: dict | None = None) -> dict:
+    """Everything the scoring page and ``manage.py score`` show, as JSON-able data."""
+    platforms = _platforms(platform_slugs)
+    specs = criteria if criteria is not None else adapters.criterion_specs(Criterion.objects.filter(enabled=True))
+    if not specs:
+        raise ValueError("criteria: none enabled")
+    if method not in agg.METHODS:
+        raise ValueError(f"method: one of {', '.join(agg.METHODS)}")
+    runs = adapters.simulate_epochs(platforms, workload, replications=replications, seed=seed)
+    inputs = {p.slug: adapters.platform_inputs(p, runs[p.slug]) for p in platforms}
+    scores = {slug: score_platform(inp, specs) for slug, inp in inputs.items()}
+    ranks = {slug: [s.score for s in sc] for slug, sc in scores.items()}
+    weights = [c.weight for c in specs]
+    report = {
+        "workload": workload.slug, "seed": seed, "replications": replications,
+        "criteria": [asdict(c) for c in specs],
+        "platforms": [{"slug": p.slug, "name": p.name, "kind": p.kind, "run": asdict(runs[p.slug]),
+                       "scores": [asdict(s) for s in scores[p.slug]]} for p in platforms],
+    }
+    try:
+        aggregates = agg.aggregate(ranks, weights)
+    except ValueError as exc:
+        report["error"] = str(exc)
+        return report
+    report["aggregates"] = aggregates
+    report["orders"] = {m: agg.order(v) for m, v in aggregates.items()}
+    report["robustness"] = robustness(ranks, weights, [c.key for c in specs], method=method, samples=samples,
+                                      seed=seed)
+    published = adapters.published_table(workload)
+    report["comparison"] = {
+        "ranks": compare_ranks(scores, published),
+        "products": compare_products(scores, published, [c.key for c in specs]),
+    }
+    report["tco"] = tco_report(workload, inputs, runs, horizon or {})
+    return report
+
+
+def robustness(ranks, weights, keys, *, method="weighted_sum", samples=2000, seed=0) -> dict:
+    if len(ranks) < 2:
+        return {"method": method, "note": "one platform: nothing to rank"}
+    flips = rob.weight_flip(ranks, weights, method)
+    rows = [{"criterion": keys[f.criterion], "from_weight": f.from_weight, "to_weight": f.to_weight,
+             "change": f.change, "new_winner": f.new_winner} for f in flips if f is not None]
+    margin = min(rows, key=lambda r: r["change"]) if rows else None
+    return {
+        "method": method,
+        "winners": rob.winners(ranks, weights, method),
+        "flips": rows,
+        "margin": margin,
+        "first_place_probability": rob.first_place_probability(ranks, weights, method, samples=samples, seed=seed),
+        "first_place_probability_near": rob.first_place_probability(
+            ranks, weights, method, samples=samples, seed=seed, concentration=10.0),
+        "samples": samples,
+        "agreement": rob.method_agreement(agg.aggregate(ranks, weights)),
+    }
+
+
+def tco_report(workload, inputs: dict, runs: dict, horizon: dict) -> dict:
+    h = default_horizon(workload, runs, **horizon)
+    h.check()
+    results, errors = {}, {}
+    for slug, inp in inputs.items():
+        try:
+            results[slug] = tco(inp, h)
+        except ValueError as exc:
+            errors[slug] = str(exc)
+    pairs = []
+    for a, ra in results.items():
+        if inputs[a].kind != "owned_cluster":
+            continue
+        for b, rb in results.items():
+            if inputs[b].kind == "owned_cluster":
+                continue
+            be = break_even(ra, rb, h.epochs_per_year)
+            pairs.append({"owned": a, "rented": b, "break_even": be})
+    return {"horizon": asdict(h), "platforms": {k: asdict(v) for k, v in results.items()}, "errors": errors,
+            "break_even": pairs}
+
+
+def reset_default_criteria() -> int:
+    """Restore the paper's eight criteria (replacing edited ones of the same key); returns how many."""
+    from apps.scoring.logic.criteria import DEFAULT_CRITERIA
+
+    with transaction.atomic():
+        for i, c in enumerate(DEFAULT_CRITERIA):
+            values = asdict(c)
+            key = values.pop("key")
+            Criterion.objects.update_or_create(key=key, defaults={**values, "position": i, "enabled": True})
+    return len(DEFAULT_CRITERIA)
+
+
+# --------------------------------------------------------------------------------------------- searches
+
+def create_search(*, platform, workload, space, seed=0, deadline_s=None, budget_aud=None, user=None,
+                  label="") -> ConfigurationSearch:
+    inputs = {"platform": platform_dict(platform), "workload": workload_dict(workload)}
+    try:
+        total = validate_space(space, platform_from_dict(inputs["platform"]), workload_from_dict(inputs["workload"]))
+    except SpaceError as exc:
+        raise InvalidSearch(str(exc)) from None
+    for name, value in (("deadline", deadline_s), ("budget", budget_aud)):
+        if value is not None and value <= 0:
+            raise InvalidSearch(f"{name}: must be positive")
+    with transaction.atomic():
+        search = ConfigurationSearch.objects.create(
+            platform=platform, workload=workload, space=space, inputs=inputs, seed=seed, deadline_s=deadline_s,
+            budget_aud=budget_aud, total=total, created_by=user,
+            label=label or f"{workload.name} on {platform.name}: {total} configurations")
+        SearchChunk.objects.bulk_create(SearchChunk(search=search, index=i, start=a, end=b)
+                                        for i, (a, b) in enumerate(chunks(total, CHUNK_SIZE)))
+    return search
+
+
+def dispatch_search(search: ConfigurationSearch) -> None:
+    from apps.scoring.tasks import run_search_chunk
+
+    for chunk in search.chunks.all():
+        result = run_search_chunk.delay(str(search.id), chunk.index)
+        SearchChunk.objects.filter(pk=chunk.pk).update(task_id=result.id)
+
+
+def execute_chunk(search_id: str, index: int) -> str:
+    """Evaluate one chunk; idempotent; stops between configurations when the search is cancelled."""
+    with transaction.atomic():
+        search = ConfigurationSearch.objects.select_for_update().get(pk=search_id)
+        chunk = search.chunks.select_for_update().get(index=index)
+        if search.is_finished or chunk.status in FINISHED:
+            return chunk.status
+        if search.status == Status.QUEUED:
+            search.status, search.started_at = Status.RUNNING, timezone.now()
+            search.save(update_fields=["status", "started_at"])
+        chunk.status = Status.RUNNING
+        chunk.save(update_fields=["status"])
+    platform = platform_from_dict(search.inputs["platform"])
+    workload = workload_from_dict(search.inputs["workload"])
+    configs = enumerate_space(search.space)[chunk.start:chunk.end]
+    points = []
+    for i, config in enumerate(configs):
+        if ConfigurationSearch.objects.filter(pk=search.pk, status=Status.CANCELLED).exists():
+            SearchChunk.objects.filter(pk=chunk.pk).update(status=Status.CANCELLED, points=points, done=i)
+            return Status.CANCELLED
+        points.append(evaluate(platform, workload, config, seed=search.seed))
+        SearchChunk.objects.filter(pk=chunk.pk).update(done=i + 1)
+    saved = SearchChunk.objects.filter(pk=chunk.pk, status=Status.RUNNING).update(status=Status.SUCCEEDED,
+                                                                                  points=points)
+    if saved:
+        _finalise_if_complete(search.pk)
+    return Status.SUCCEEDED if saved else Status.CANCELLED
+
+
+def summarise_points(points: list[dict], deadline_s=None, budget_aud=None) -> dict:
+    return {
+        "evaluated": len(points), "failed": sum(1 for p in points if "error" in p),
+        "errors": sorted({p["error"] for p in points if "error" in p})[:5],
+        "pareto": pareto_front(points),
+        "cheapest_within_deadline": cheapest_within(points, deadline_s) if deadline_s else None,
+        "fastest_within_budget": fastest_within(points, budget_aud) if budget_aud else None,
+    }
+
+
+def _finalise_if_complete(search_pk) -> None:
+    with transaction.atomic():
+        search = ConfigurationSearch.objects.select_for_update().get(pk=search_pk)
+        if search.is_finished:
+            return
+        chunks_ = list(search.chunks.all())
+        if any(c.status != Status.SUCCEEDED for c in chunks_):
+            return
+        points = [p for c in chunks_ for p in c.points]
+        search.results = {"points": points, **summarise_points(points, search.deadline_s, search.budget_aud)}
+        search.status = Status.FAILED if points and all("error" in p for p in points) else Status.SUCCEEDED
+        if search.status == Status.FAILED:
+            search.error = "every configuration failed: " + "; ".join(search.results["errors"])
+        search.finished_at = timezone.now()
+        search.save(update_fields=["results", "status", "error", "finished_at"])
+
+
+def cancel_search(search: ConfigurationSearch) -> bool:
+    from apps.celery import app
+
+    with transaction.atomic():
+        locked = ConfigurationSearch.objects.select_for_update().get(pk=search.pk)
+        if locked.is_finished:
+            return False
+        locked.status, locked.finished_at = Status.CANCELLED, timezone.now()
+        locked.save(update_fields=["status", "finished_at"])
+        task_ids = list(locked.chunks.exclude(task_id="").values_list("task_id", flat=True))
+        locked.chunks.exclude(status__in=FINISHED).update(status=Status.CANCELLED)
+    for task_id in task_ids:
+        app.control.revoke(task_id)
+    return True
