@@ -7,11 +7,18 @@ specs from it, so the fixtures and the database take a single conversion path.
 
 from __future__ import annotations
 
+import copy
+import math
+from dataclasses import asdict
 from typing import Any
+
+import pandas as pd
 
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.catalogue import Observation, platform_from_dict, workload_from_dict
+from simulator.model.chiles import default_placements
+from simulator.model.reference import complete_platform
 from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 
 __all__ = [
@@ -21,6 +28,15 @@ __all__ = [
     "workload_spec",
     "observations",
     "scenario_from_inputs",
+    "default_stage_placements",
+    "apply_workload_overrides",
+    "apply_platform_overrides",
+    "PLATFORM_OVERRIDE_FACTS",
+    "TIER_OVERRIDE_FACTS",
+    "replication_frame",
+    "stage_frame",
+    "cost_frame",
+    "utilisation_frame",
 ]
 
 
@@ -183,3 +199,145 @@ def _placement(raw: Any, i: int, platform: PlatformSpec, workload: WorkloadSpec)
     if "pricing" in values and values["pricing"] not in PRICING_MODELS:
         raise ValueError(f"{where}.pricing: one of {', '.join(PRICING_MODELS)}")
     return StagePlacement(**values)
+
+
+# --- scenario inputs: defaults and overrides -------------------------------------------------------
+
+#: platform facts a scenario may override (what-ifs such as "halve the queue wait")
+PLATFORM_OVERRIDE_FACTS = ("queue_wait_median", "wan_bandwidth")
+#: storage-tier facts a scenario may override (what-ifs such as "raise the volume's IOPS")
+TIER_OVERRIDE_FACTS = ("iops", "iops_per_client", "provisioned_iops", "read_bw", "write_bw",
+                       "read_bw_per_client", "write_bw_per_client")
+
+
+def default_stage_placements(platform: dict[str, Any], workload: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The placement the simulator uses for each stage when a run gives none, as JSON-safe dicts.
+
+    Only the CHILES template has per-platform defaults (the paper's, §5); other templates
+    start from the plain :class:`StagePlacement` defaults."""
+    spec = complete_platform(platform_from_dict(platform))
+    if workload.get("template") == "chiles" and (spec.node_types or spec.storage):
+        return {p.stage: asdict(p) for p in default_placements(spec)}
+    return {s["name"]: asdict(StagePlacement(stage=s["name"])) for s in workload.get("stages", [])}
+
+
+def _positive_number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{where}: must be a positive number")
+    return float(value)
+
+
+def apply_workload_overrides(workload: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """A copy of a workload dict with some parameters replaced; raises ValueError naming a bad one."""
+    if not overrides:
+        return workload
+    if not isinstance(overrides, dict):
+        raise ValueError("workload_overrides: must be an object")
+    out = copy.deepcopy(workload)
+    params = out["parameters"]
+    for name, value in overrides.items():
+        if name not in params:
+            raise ValueError(f"workload.parameters.{name}: not a parameter of {workload['slug']}")
+        params[name] = _positive_number(value, f"workload.parameters.{name}")
+    return out
+
+
+def apply_platform_overrides(platform: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """A copy of a platform dict with some facts replaced; raises ValueError naming a bad one.
+
+    ``overrides`` is ``{"facts": {name: value}, "storage_tiers": {tier name: {name: value}}}``."""
+    if not overrides:
+        return platform
+    if not isinstance(overrides, dict) or set(overrides) - {"facts", "storage_tiers"}:
+        raise ValueError("platform_overrides: only 'facts' and 'storage_tiers' may be overridden")
+    out = copy.deepcopy(platform)
+    for name, value in (overrides.get("facts") or {}).items():
+        if name not in PLATFORM_OVERRIDE_FACTS:
+            raise ValueError(f"platform_overrides.facts.{name}: one of {', '.join(PLATFORM_OVERRIDE_FACTS)}")
+        out["facts"][name] = _positive_number(value, f"platform_overrides.facts.{name}")
+    tiers = {t["name"]: t for t in out["storage_tiers"]}
+    for tier, facts in (overrides.get("storage_tiers") or {}).items():
+        if tier not in tiers:
+            raise ValueError(f"platform_overrides.storage_tiers: {platform['slug']} has no tier {tier!r}")
+        for name, value in (facts or {}).items():
+            if name not in TIER_OVERRIDE_FACTS:
+                raise ValueError(f"platform_overrides.storage_tiers.{tier}.{name}: one of {', '.join(TIER_OVERRIDE_FACTS)}")
+            tiers[tier]["facts"][name] = _positive_number(value, f"platform_overrides.storage_tiers.{tier}.{name}")
+    return out
+
+
+# --- simulation results -> pandas ------------------------------------------------------------------
+HOUR = 3600.0
+
+
+def replication_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per replication: platform, index, makespan_h, cost_aud, queue_wait_h."""
+    frame = pd.DataFrame(rows, columns=["platform", "index", "makespan_s", "cost_aud", "queue_wait_s"])
+    frame["makespan_h"] = frame["makespan_s"].astype(float) / HOUR
+    frame["queue_wait_h"] = frame["queue_wait_s"].astype(float) / HOUR
+    return frame.drop(columns=["makespan_s", "queue_wait_s"])
+
+
+def stage_frame(results: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """Per platform, the queue wait and each stage's span, with the resource that bounded it most."""
+    rows = []
+    for platform, result in results.items():
+        queue = float(result.get("queue_wait_s") or 0.0)
+        if queue > 0:
+            rows.append({"platform": platform, "stage": "queue wait", "start_h": 0.0, "end_h": queue / HOUR,
+                         "tasks": 0, "bound_by": "batch queue", "bound_share": 1.0, "task_hours": 0.0})
+        for st in result.get("stages", []):
+            shares = st.get("bound_shares") or {}
+            bound = st.get("dominant_bound") or ""
+            rows.append({
+                "platform": platform, "stage": st["stage"], "start_h": st["start_s"] / HOUR, "end_h": st["end_s"] / HOUR,
+                "tasks": st["tasks"], "bound_by": bound or "—", "bound_share": float(shares.get(bound, 0.0)),
+                "task_hours": st["task_seconds"] / HOUR,
+            })
+    columns = ["platform", "stage", "start_h", "end_h", "tasks", "bound_by", "bound_share", "task_hours"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def cost_frame(results: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """Billed cost per platform and category (AUD); a platform with no bill has one zero row."""
+    rows = []
+    for platform, result in results.items():
+        by_category = result.get("cost_by_category") or {}
+        if not by_category:
+            rows.append({"platform": platform, "category": "none billed", "aud": 0.0})
+        for category, aud in by_category.items():
+            rows.append({"platform": platform, "category": category, "aud": float(aud)})
+    return pd.DataFrame(rows, columns=["platform", "category", "aud"])
+
+
+def utilisation_frame(results: dict[str, dict[str, Any]], top: int = 4) -> pd.DataFrame:
+    """Bandwidth in use over time on each platform's busiest resource groups (MB/s).
+
+    Per-node instances (``nic@split-3``, ``EBS…@invert-7``) are summed into their group
+    (``nic``, ``EBS…``); IOPS series are left out so one axis holds one unit."""
+    frames = []
+    for platform, result in results.items():
+        series = result.get("utilisation_series") or {}
+        moved = result.get("bytes_moved") or {}
+        groups: dict[str, list[str]] = {}
+        for name in series:
+            group = name.split("@")[0]
+            if not group.endswith(":iops"):
+                groups.setdefault(group, []).append(name)
+        ranked = sorted(groups, key=lambda g: sum(moved.get(n, 0.0) for n in groups[g]), reverse=True)[:top]
+        for group in ranked:
+            parts = []
+            for name in groups[group]:
+                points = series[name]
+                if points:
+                    parts.append(pd.Series([p[1] for p in points], index=[p[0] for p in points], name=name)
+                                 .groupby(level=0).last())
+            if not parts:
+                continue
+            wide = pd.concat(parts, axis=1).sort_index().ffill().fillna(0.0)
+            total = wide.sum(axis=1)
+            frames.append(pd.DataFrame({"platform": platform, "resource": group, "t_h": total.index / HOUR,
+                                        "mb_per_s": total.to_numpy() / 1e6}))
+    if not frames:
+        return pd.DataFrame(columns=["platform", "resource", "t_h", "mb_per_s"])
+    return pd.concat(frames, ignore_index=True)

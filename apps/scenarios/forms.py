@@ -1,13 +1,17 @@
-"""Forms for starting a simulation run."""
+"""Forms for starting a simulation run and for building a scenario."""
 
 from __future__ import annotations
 
 import json
+import math
 
 from django import forms
 
 from apps.platforms.models import Platform
+from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
 from apps.workloads.models import Workload
+from simulator.model.specs import POLICIES, PRICING_MODELS
+from simulator.units import UnitError, format_quantity, parse_quantity
 
 
 class RunForm(forms.Form):
@@ -32,3 +36,310 @@ class RunForm(forms.Form):
         if not isinstance(value, dict):
             raise forms.ValidationError("must be a JSON object")
         return value
+
+
+# --- the scenario builder --------------------------------------------------------------------------
+
+PLACEMENT_FIELDS = ("node_type", "nodes", "storage_in", "storage_out", "pricing", "policy", "launch_interval_s",
+                    "queue_wait_h")
+HOUR = 3600.0
+
+
+class ScenarioForm(forms.Form):
+    """The scenario as a whole: name, workload, Monte Carlo settings and the TCO horizon."""
+
+    name = forms.CharField(max_length=200, help_text="Shown in lists and on the results page")
+    workload = forms.ModelChoiceField(queryset=Workload.objects.all(), to_field_name="slug", empty_label=None,
+                                      widget=forms.HiddenInput)
+    replications = forms.IntegerField(min_value=1, max_value=200, initial=5,
+                                      help_text="Monte Carlo replications per platform (queue waits, WAN, spot)")
+    seed = forms.IntegerField(min_value=0, max_value=2**62, initial=0, help_text="Same seed, same results")
+    tco_years = forms.FloatField(label="TCO horizon (years)", min_value=0.1, max_value=50, initial=5,
+                                 help_text="For the total cost of ownership comparison")
+    epochs_per_year = forms.FloatField(min_value=0.01, max_value=10000, initial=1,
+                                       help_text="How often the workload runs per year, for TCO")
+
+
+class WorkloadParametersForm(forms.Form):
+    """One optional field per workload parameter; blank keeps the catalogue value.  Accepts units."""
+
+    def __init__(self, *args, workload: Workload, **kwargs):
+        super().__init__(*args, prefix="param", **kwargs)
+        self.rows = {row["name"]: row for row in workload.parameter_rows()}
+        for name, row in self.rows.items():
+            self.fields[name] = forms.CharField(
+                required=False, label=row["label"], max_length=60,
+                widget=forms.TextInput(attrs={"placeholder": format_quantity(row["value"], row["dimension"])}),
+                help_text=f"catalogue: {format_quantity(row['value'], row['dimension'])}",
+            )
+
+    def clean(self):
+        data = super().clean()
+        overrides = {}
+        for name, text in data.items():
+            text = (text or "").strip()
+            if not text:
+                continue
+            try:
+                value = parse_quantity(text, self.rows[name]["dimension"])
+            except UnitError as exc:
+                self.add_error(name, str(exc))
+                continue
+            if not math.isfinite(value) or value <= 0:
+                self.add_error(name, "must be a positive number")
+                continue
+            if value != self.rows[name]["value"]:
+                overrides[name] = value
+        self.overrides = overrides
+        return data
+
+
+class PlatformOptionsForm(forms.Form):
+    """One platform of the builder: include it or not, its placement per stage, and catalogue what-ifs.
+
+    Every field starts at the value the simulator uses by default (the paper's placement
+    for CHILES); only stages whose values differ become ``options.placements``."""
+
+    include = forms.BooleanField(required=False, label="Include this platform")
+    spot_interruptions = forms.BooleanField(required=False, label="Spot instances can be reclaimed")
+
+    def __init__(self, *args, platform: Platform, workload: Workload, **kwargs):
+        super().__init__(*args, prefix=f"p-{platform.slug}", **kwargs)
+        self.platform = platform
+        pdict, wdict = platform_dict(platform), workload_dict(workload)
+        self.defaults = default_stage_placements(pdict, wdict)
+        self.stages = list(self.defaults)
+        nodes = [("", "default")] + [(n["name"], n["name"]) for n in pdict["node_types"]]
+        tiers = [("", "none")] + [(t["name"], t["name"]) for t in pdict["storage_tiers"]]
+        for stage, default in self.defaults.items():
+            wait = default.get("queue_wait_s")
+            self.fields[f"{stage}-node_type"] = forms.ChoiceField(choices=nodes, required=False, label="node type",
+                                                                  initial=default.get("node_type") or "")
+            self.fields[f"{stage}-nodes"] = forms.IntegerField(min_value=1, max_value=100000, initial=default["nodes"],
+                                                               label="nodes / instances")
+            self.fields[f"{stage}-storage_in"] = forms.ChoiceField(choices=tiers, required=False, label="reads from",
+                                                                   initial=default.get("storage_in") or "")
+            self.fields[f"{stage}-storage_out"] = forms.ChoiceField(choices=tiers, required=False, label="writes to",
+                                                                    initial=default.get("storage_out") or "")
+            self.fields[f"{stage}-pricing"] = forms.ChoiceField(choices=[(p, p.replace("_", " ")) for p in PRICING_MODELS],
+                                                                initial=default["pricing"], label="pricing")
+            self.fields[f"{stage}-policy"] = forms.ChoiceField(choices=[(p, p) for p in POLICIES],
+                                                               initial=default["policy"], label="allocation policy")
+            self.fields[f"{stage}-launch_interval_s"] = forms.FloatField(
+                min_value=0, max_value=1e6, initial=default["launch_interval_s"], label="launch every (s)")
+            self.fields[f"{stage}-queue_wait_h"] = forms.FloatField(
+                required=False, min_value=0, max_value=1e5, label="fixed queue wait (h)",
+                initial=None if wait is None else wait / HOUR)
+        facts = pdict["facts"]
+        if facts.get("queue_wait_median"):
+            self.fields["queue_wait_median_h"] = forms.FloatField(
+                min_value=0.001, max_value=1e5, initial=facts["queue_wait_median"] / HOUR,
+                label="Median queue wait (h)", help_text="of the platform's sampled queue-wait model")
+        self.iops_tiers = {}
+        for i, tier in enumerate(pdict["storage_tiers"]):
+            if tier["facts"].get("iops"):
+                self.iops_tiers[f"tier{i}-iops"] = tier
+                self.fields[f"tier{i}-iops"] = forms.FloatField(
+                    min_value=1, max_value=1e9, initial=tier["facts"]["iops"], label=f"IOPS of {tier['name']}")
+
+    def stage_rows(self):
+        """(stage, [bound fields]) in stage order, for the placement table."""
+        return [(stage, [self[f"{stage}-{f}"] for f in PLACEMENT_FIELDS]) for stage in self.stages]
+
+    def catalogue_fields(self):
+        names = (["queue_wait_median_h"] if "queue_wait_median_h" in self.fields else []) + list(self.iops_tiers)
+        return [self[n] for n in names]
+
+    def clean(self):
+        data = super().clean()
+        placements = []
+        for stage, default in self.defaults.items():
+            values = dict(default)
+            for f in PLACEMENT_FIELDS:
+                value = data.get(f"{stage}-{f}")
+                if f == "queue_wait_h":
+                    values["queue_wait_s"] = None if value is None else value * HOUR
+                elif f in ("node_type", "storage_in", "storage_out"):
+                    values[f] = value or None
+                elif value is not None:
+                    values[f] = value
+            if values != default:
+                placements.append({k: v for k, v in values.items() if v is not None})
+        options = {"placements": placements} if placements else {}
+        if data.get("spot_interruptions"):
+            options["spot_interruptions"] = True
+        self.options = options
+        overrides: dict = {}
+        facts = platform_dict(self.platform)["facts"]
+        median_h = data.get("queue_wait_median_h")
+        if median_h is not None and abs(median_h * HOUR - facts["queue_wait_median"]) > 1e-6:
+            overrides.setdefault("facts", {})["queue_wait_median"] = median_h * HOUR
+        for name, tier in self.iops_tiers.items():
+            iops = data.get(name)
+            old = tier["facts"]["iops"]
+            if iops is not None and iops != old:
+                ratio = iops / old
+                overrides.setdefault("storage_tiers", {})[tier["name"]] = {
+                    k: tier["facts"][k] * ratio for k in ("iops", "iops_per_client", "provisioned_iops")
+                    if tier["facts"].get(k)
+                }
+        self.overrides = overrides
+        return data
+
+
+def initial_from_entry(form: PlatformOptionsForm, options: dict, overrides: dict) -> dict:
+    """The builder's initial values for a platform of an existing scenario (the inverse of ``clean``)."""
+    initial = {"include": True, "spot_interruptions": bool(options.get("spot_interruptions"))}
+    for placement in options.get("placements", []):
+        stage = placement.get("stage")
+        for f in PLACEMENT_FIELDS:
+            if f == "queue_wait_h":
+                wait = placement.get("queue_wait_s")
+                initial[f"{stage}-{f}"] = None if wait is None else wait / HOUR
+            elif f in placement:
+                initial[f"{stage}-{f}"] = placement[f]
+            elif f in ("node_type", "storage_in", "storage_out"):
+                initial[f"{stage}-{f}"] = ""
+    facts = (overrides or {}).get("facts", {})
+    if "queue_wait_median" in facts:
+        initial["queue_wait_median_h"] = facts["queue_wait_median"] / HOUR
+    tiers = (overrides or {}).get("storage_tiers", {})
+    for name, tier in form.iops_tiers.items():
+        if tier["name"] in tiers and "iops" in tiers[tier["name"]]:
+            initial[name] = tiers[tier["name"]]["iops"]
+    return initial
+
+
+class ScenarioBuilder:
+    """The builder page's forms together: the scenario, the workload parameters and one form per platform.
+
+    ``save`` creates the scenario through the service and puts any refusal next to the field
+    (or the platform) it names, so no input ends in a server error."""
+
+    def __init__(self, data=None, *, workload: Workload, source=None):
+        initial, param_initial, platform_initial = self._initial(workload, source)
+        self.workload = workload
+        self.form = ScenarioForm(data, initial=initial)
+        self.parameters = WorkloadParametersForm(data, workload=workload, initial=param_initial)
+        self.platforms = []
+        for platform in Platform.objects.prefetch_related("node_types", "storage_tiers").order_by("name"):
+            form = PlatformOptionsForm(data, platform=platform, workload=workload)
+            if platform.slug in platform_initial:
+                options, overrides = platform_initial[platform.slug]
+                form.initial = initial_from_entry(form, options, overrides)
+            self.platforms.append(form)
+        self.errors: list[str] = []
+
+    @staticmethod
+    def _initial(workload, source):
+        if source is None:
+            return {"workload": workload.slug, "name": f"{workload.name} compared"}, {}, {}
+        initial = {"workload": workload.slug, "name": f"{source.name} (edited)"[:200],
+                   "replications": source.replications, "seed": source.seed, "tco_years": source.tco_years,
+                   "epochs_per_year": source.epochs_per_year}
+        platforms = {e.platform.slug: (e.options, e.platform_overrides)
+                     for e in source.entries.select_related("platform")}
+        return initial, dict(source.workload_overrides or {}), platforms
+
+    def is_valid(self) -> bool:
+        valid = self.form.is_valid() & self.parameters.is_valid()
+        for form in self.platforms:
+            valid &= form.is_valid()
+        return bool(valid)
+
+    def included(self):
+        return [f for f in self.platforms if f.cleaned_data.get("include")]
+
+    def save(self, user=None, parent=None):
+        """The saved scenario, or None with the reasons attached to the forms."""
+        from apps.scenarios.services import InvalidEntry, InvalidScenario, create_scenario
+
+        if not self.is_valid():
+            return None
+        data = self.form.cleaned_data
+        chosen = self.included()
+        try:
+            return create_scenario(
+                name=data["name"], workload=data["workload"], workload_overrides=self.parameters.overrides,
+                entries=[(f.platform, f.options, f.overrides) for f in chosen], replications=data["replications"],
+                seed=data["seed"], tco_years=data["tco_years"], epochs_per_year=data["epochs_per_year"], user=user,
+                parent=parent, change="edited in the builder" if parent else "",
+            )
+        except InvalidEntry as exc:
+            form = next(f for f in chosen if f.platform.slug == exc.platform_slug)
+            form.add_error(None, exc.detail)
+        except InvalidScenario as exc:
+            message = str(exc)
+            if message.startswith("workload.parameters."):
+                name = message.split(".")[2].split(":")[0]
+                if name in self.parameters.fields:
+                    self.parameters.add_error(name, message.split(": ", 1)[-1])
+                    return None
+            if message.startswith("replications"):
+                self.form.add_error("replications", message.split(": ", 1)[-1])
+            else:
+                self.errors.append(message)
+        return None
+
+
+class WhatIfForm(forms.Form):
+    """One edit of a scenario: scale a platform's median queue wait or a storage tier's IOPS."""
+
+    KINDS = [("queue", "Scale the median queue wait of"), ("iops", "Scale the IOPS of")]
+    kind = forms.ChoiceField(choices=KINDS, label="Edit")
+    target = forms.ChoiceField(label="on", help_text="platform (queue wait) or platform / storage tier (IOPS)")
+    factor = forms.FloatField(min_value=0.01, max_value=100, initial=0.5, label="by a factor of",
+                              help_text="e.g. 0.5 halves it, 2 doubles it")
+
+    def __init__(self, *args, scenario, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.scenario = scenario
+        self.entries = {e.platform.slug: e for e in scenario.entries.select_related("platform")}
+        self.current = {}  # target -> (kind, slug, tier or None, current facts)
+        choices = []
+        for slug, e in self.entries.items():
+            pdict = apply_platform_overrides(platform_dict(e.platform), e.platform_overrides)
+            if pdict["facts"].get("queue_wait_median"):
+                choices.append((slug, f"{e.platform.name} (queue wait)"))
+                self.current[slug] = ("queue", slug, None, pdict["facts"])
+            for tier in pdict["storage_tiers"]:
+                if tier["facts"].get("iops"):
+                    key = f"{slug}|{tier['name']}"
+                    choices.append((key, f"{e.platform.name} / {tier['name']} (IOPS)"))
+                    self.current[key] = ("iops", slug, tier["name"], tier["facts"])
+        self.fields["target"].choices = choices
+
+    def clean(self):
+        data = super().clean()
+        target, kind = data.get("target"), data.get("kind")
+        if target and kind and self.current[target][0] != kind:
+            self.add_error("target", "the queue wait is scaled on a platform, IOPS on a storage tier")
+        return data
+
+    def suggestions(self) -> list[dict]:
+        """Ready-made edits for the results page: halve each queue wait, double each IOPS figure."""
+        out = []
+        for target, (kind, slug, tier, _) in self.current.items():
+            name = self.entries[slug].platform.name
+            if kind == "queue":
+                out.append({"kind": kind, "target": target, "factor": 0.5, "label": f"Halve the queue wait on {name}"})
+            else:
+                out.append({"kind": kind, "target": target, "factor": 2, "label": f"Double the IOPS of {tier} on {name}"})
+        return out
+
+    def edit(self) -> dict:
+        """Keyword arguments of :func:`services.what_if` for the chosen edit."""
+        data = self.cleaned_data
+        kind, slug, tier, facts = self.current[data["target"]]
+        factor = data["factor"]
+        entry = self.entries[slug]
+        overrides = {k: dict(v) for k, v in (entry.platform_overrides or {}).items()}
+        if kind == "queue":
+            overrides.setdefault("facts", {})["queue_wait_median"] = facts["queue_wait_median"] * factor
+            change = f"queue wait on {entry.platform.name} x{factor:g}"
+        else:
+            overrides.setdefault("storage_tiers", {})[tier] = {
+                k: facts[k] * factor for k in ("iops", "iops_per_client", "provisioned_iops") if facts.get(k)
+            }
+            change = f"IOPS of {tier} on {entry.platform.name} x{factor:g}"
+        return {"change": change, "entry_changes": {slug: {"platform_overrides": overrides}}}

@@ -1,4 +1,4 @@
-"""Simulation runs and their replications.
+"""Simulation runs and their replications; scenarios that compare one workload on several platforms.
 
 A run snapshots its inputs (platform, workload and options as plain dicts) so it can
 be re-run and explained even after the catalogue changes.  Each replication is a
@@ -14,7 +14,7 @@ from django.db import models
 from django.db.models import Avg
 from django.urls import reverse
 
-__all__ = ["SimulationRun", "Replication"]
+__all__ = ["SimulationRun", "Replication", "Scenario", "ScenarioPlatform"]
 
 
 class Status(models.TextChoices):
@@ -86,3 +86,80 @@ class Replication(models.Model):
     class Meta:
         ordering = ["run", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="unique_replication_index")]
+
+
+class Scenario(models.Model):
+    """A named comparison: one workload (with parameter overrides) on two or more platforms.
+
+    Running it creates one :class:`SimulationRun` per platform; the scenario's status and
+    progress are derived from those runs.  ``results_cache`` holds the results page's
+    tables and figures, computed once when every run has finished.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    workload = models.ForeignKey("workloads.Workload", on_delete=models.PROTECT, related_name="scenarios")
+    workload_overrides = models.JSONField(default=dict, blank=True, help_text="parameter name -> value in base units")
+    replications = models.PositiveIntegerField(default=5)
+    seed = models.BigIntegerField(default=0)
+    tco_years = models.FloatField(default=5.0, help_text="horizon of the total cost of ownership (years)")
+    epochs_per_year = models.FloatField(default=1.0, help_text="how often the workload runs per year, for TCO")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="what_ifs")
+    change = models.CharField(max_length=300, blank=True, help_text="what this what-if changed from its parent")
+    results_cache = models.JSONField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("scenarios:scenario", args=[self.id])
+
+    def runs(self) -> list[SimulationRun]:
+        return [e.run for e in self.entries.all() if e.run is not None]
+
+    def status(self) -> str:
+        """draft (never run), running, succeeded, failed or cancelled, from the runs' statuses."""
+        statuses = [e.run.status if e.run else None for e in self.entries.all()]
+        if not statuses or None in statuses:
+            return "draft"
+        if any(s in (Status.QUEUED, Status.RUNNING) for s in statuses):
+            return "running"
+        if any(s == Status.FAILED for s in statuses):
+            return "failed"
+        if any(s == Status.CANCELLED for s in statuses):
+            return "cancelled"
+        return "succeeded"
+
+    def progress(self) -> float:
+        """Fraction done over all platforms' runs, 0 to 1."""
+        runs = self.runs()
+        if not runs:
+            return 0.0
+        return sum(r.progress() for r in runs) / len(runs)
+
+
+class ScenarioPlatform(models.Model):
+    """One platform of a scenario: its run options (as :class:`SimulationRun` takes them),
+    catalogue overrides for what-ifs, and the run that simulated it."""
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="entries")
+    platform = models.ForeignKey("platforms.Platform", on_delete=models.PROTECT, related_name="scenario_entries")
+    position = models.PositiveIntegerField(default=0)
+    options = models.JSONField(default=dict, blank=True)
+    platform_overrides = models.JSONField(
+        default=dict, blank=True, help_text='{"facts": {name: value}, "storage_tiers": {tier: {name: value}}}'
+    )
+    run = models.ForeignKey(SimulationRun, null=True, blank=True, on_delete=models.SET_NULL,
+                            related_name="scenario_entries")
+
+    class Meta:
+        ordering = ["scenario", "position"]
+        constraints = [models.UniqueConstraint(fields=["scenario", "platform"], name="unique_scenario_platform")]
+
+    def __str__(self) -> str:
+        return f"{self.scenario} / {self.platform}"

@@ -1,11 +1,17 @@
-"""Simulation-run workflows: create (validating inputs), dispatch, execute a replication, finalise, cancel.
+"""Simulation-run and scenario workflows.
 
+Runs: create (validating inputs), dispatch, execute a replication, finalise, cancel.
 Celery tasks call these; each owns its transaction.  Replications write their own
 rows idempotently, and whichever finishes last computes the run's summary.
+
+Scenarios: create (validating every platform's inputs), run (one run per platform),
+cancel, what-if clones, and the results page's data, computed once when every run has
+finished and kept on the scenario so that reopening it is instant.
 """
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 from dataclasses import asdict
@@ -13,12 +19,21 @@ from dataclasses import asdict
 from django.db import transaction
 from django.utils import timezone
 
-from apps.scenarios.adapters import platform_dict, scenario_from_inputs, workload_dict
-from apps.scenarios.models import FINISHED, Replication, SimulationRun, Status
+from apps.scenarios.adapters import (
+    apply_platform_overrides,
+    apply_workload_overrides,
+    platform_dict,
+    scenario_from_inputs,
+    workload_dict,
+)
+from apps.scenarios.models import FINISHED, Replication, Scenario, ScenarioPlatform, SimulationRun, Status
 from simulator.model.simulate import replication_seed, simulate, summarise
 
 __all__ = [
-    "InvalidScenario", "RunCancelled", "create_run", "dispatch_run", "execute_replication", "cancel_run", "run_page",
+    "InvalidScenario", "RunCancelled", "run_inputs", "create_run", "dispatch_run", "execute_replication", "cancel_run",
+    "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
+    "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
+    "compare_scenarios",
 ]
 
 #: how often a running replication writes its progress and looks for a cancel (seconds)
@@ -29,19 +44,40 @@ class InvalidScenario(ValueError):
     """The options do not make a runnable scenario; the message says which field and why."""
 
 
+class InvalidEntry(InvalidScenario):
+    """One platform's options or overrides do not make a runnable scenario."""
+
+    def __init__(self, platform_slug: str, message: str):
+        super().__init__(f"{platform_slug}: {message}")
+        self.platform_slug = platform_slug
+        self.detail = message
+
+
 class RunCancelled(Exception):
     """Raised inside a replication when its run was cancelled."""
 
 
-def create_run(*, platform, workload, options=None, seed=0, replications=1, user=None, label="") -> SimulationRun:
-    """Snapshot the inputs, check they build a scenario, and save a queued run with its replications."""
-    if replications < 1 or replications > 1000:
-        raise InvalidScenario("replications: must be between 1 and 1000")
-    inputs = {"platform": platform_dict(platform), "workload": workload_dict(workload), "options": options or {}}
+def run_inputs(*, platform, workload, options=None, seed=0, workload_overrides=None, platform_overrides=None) -> dict:
+    """The input snapshot of a run, checked to build a simulator scenario; raises InvalidScenario naming the field."""
     try:
+        inputs = {
+            "platform": apply_platform_overrides(platform_dict(platform), platform_overrides),
+            "workload": apply_workload_overrides(workload_dict(workload), workload_overrides),
+            "options": options or {},
+        }
         scenario_from_inputs(inputs, seed)
     except (KeyError, ValueError, TypeError) as exc:
         raise InvalidScenario(str(exc).strip("'\"")) from None
+    return inputs
+
+
+def create_run(*, platform, workload, options=None, seed=0, replications=1, user=None, label="",
+               workload_overrides=None, platform_overrides=None) -> SimulationRun:
+    """Snapshot the inputs, check they build a scenario, and save a queued run with its replications."""
+    if replications < 1 or replications > 1000:
+        raise InvalidScenario("replications: must be between 1 and 1000")
+    inputs = run_inputs(platform=platform, workload=workload, options=options, seed=seed,
+                        workload_overrides=workload_overrides, platform_overrides=platform_overrides)
     with transaction.atomic():
         run = SimulationRun.objects.create(
             platform=platform, workload=workload, options=options or {}, seed=seed, replications=replications,
@@ -134,6 +170,7 @@ def _finalise_if_complete(run_pk) -> None:
         run.results = asdict(summarise([r.result for r in reps]))
         run.status, run.finished_at = Status.SUCCEEDED, timezone.now()
         run.save(update_fields=["results", "status", "finished_at"])
+    prepare_finished_scenarios(run_pk)
 
 
 def cancel_run(run: SimulationRun) -> bool:
@@ -172,3 +209,323 @@ def run_page(run: SimulationRun) -> dict:
         utilisation=utilisation_figure(result),
     )
     return context
+
+
+# --- scenarios -----------------------------------------------------------------------------------------
+
+log = logging.getLogger(__name__)
+
+#: the one-click demo: the paper's CHILES epoch on its three platforms, with the paper's placements
+DEMO = {
+    "name": "Demo: the CHILES epoch on the three platforms",
+    "workload": "chiles-epoch1",
+    "platforms": ("pleiades", "magnus", "aws-sydney"),
+    "replications": 5,
+    "seed": 0,
+}
+#: scenarios of this workload on these platforms with no options are the paper's (validation applies)
+PAPER_WORKLOAD = "chiles-epoch1"
+
+
+def create_scenario(*, name, workload, entries, workload_overrides=None, replications=5, seed=0, tco_years=5.0,
+                    epochs_per_year=1.0, user=None, parent=None, change="") -> Scenario:
+    """Check every platform's inputs build a simulator scenario, then save the scenario (not yet run).
+
+    ``entries`` is a list of ``(platform, options, platform_overrides)``.  Raises
+    :class:`InvalidEntry` naming the platform, or :class:`InvalidScenario` for the rest."""
+    if len(entries) < 2:
+        raise InvalidScenario("platforms: choose at least two platforms to compare")
+    slugs = [p.slug for p, _, _ in entries]
+    if len(set(slugs)) != len(slugs):
+        raise InvalidScenario("platforms: each platform can appear once")
+    if not 1 <= replications <= 200:
+        raise InvalidScenario("replications: must be between 1 and 200")
+    if workload_overrides:
+        try:
+            apply_workload_overrides(workload_dict(workload), workload_overrides)
+        except (KeyError, ValueError, TypeError) as exc:
+            raise InvalidScenario(str(exc)) from None
+    for platform, options, overrides in entries:
+        try:
+            run_inputs(platform=platform, workload=workload, options=options, seed=seed,
+                       workload_overrides=workload_overrides, platform_overrides=overrides)
+        except InvalidScenario as exc:
+            raise InvalidEntry(platform.slug, str(exc)) from None
+    with transaction.atomic():
+        scenario = Scenario.objects.create(
+            name=name, workload=workload, workload_overrides=workload_overrides or {}, replications=replications,
+            seed=seed, tco_years=tco_years, epochs_per_year=epochs_per_year, created_by=user, parent=parent,
+            change=change,
+        )
+        ScenarioPlatform.objects.bulk_create(
+            ScenarioPlatform(scenario=scenario, platform=platform, position=i, options=options or {},
+                             platform_overrides=overrides or {})
+            for i, (platform, options, overrides) in enumerate(entries)
+        )
+    return scenario
+
+
+def create_demo_scenario(user=None) -> Scenario:
+    """The demo scenario, saved (the caller runs it)."""
+    from apps.platforms.models import Platform
+    from apps.workloads.models import Workload
+
+    try:
+        workload = Workload.objects.get(slug=DEMO["workload"])
+        platforms = {p.slug: p for p in Platform.objects.filter(slug__in=DEMO["platforms"])}
+        entries = [(platforms[slug], {}, {}) for slug in DEMO["platforms"]]
+    except (Workload.DoesNotExist, KeyError):
+        raise InvalidScenario(
+            "the demo needs the reference catalogue (chiles-epoch1 on pleiades, magnus and aws-sydney); "
+            "load it with 'manage.py load_catalogue'"
+        ) from None
+    return create_scenario(name=DEMO["name"], workload=workload, entries=entries, replications=DEMO["replications"],
+                           seed=DEMO["seed"], user=user)
+
+
+def run_scenario(scenario: Scenario, user=None) -> Scenario:
+    """Create and dispatch one run per platform (replacing earlier runs of this scenario)."""
+    with transaction.atomic():
+        scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
+        if scenario.status() == "running":
+            raise InvalidScenario("the scenario is already running; cancel it first")
+        entries = list(scenario.entries.select_related("platform"))
+        runs = []
+        for entry in entries:
+            try:
+                entry.run = create_run(
+                    platform=entry.platform, workload=scenario.workload, options=entry.options, seed=scenario.seed,
+                    replications=scenario.replications, user=user, label=f"{scenario.name}: {entry.platform.name}",
+                    workload_overrides=scenario.workload_overrides, platform_overrides=entry.platform_overrides,
+                )
+            except InvalidScenario as exc:  # the catalogue changed since the scenario was saved
+                raise InvalidEntry(entry.platform.slug, str(exc)) from None
+            entry.save(update_fields=["run"])
+            runs.append(entry.run)
+        scenario.results_cache = None
+        scenario.save(update_fields=["results_cache"])
+        transaction.on_commit(lambda: [dispatch_run(r) for r in runs])
+    return scenario
+
+
+def cancel_scenario(scenario: Scenario) -> int:
+    """Cancel every unfinished run of the scenario; returns how many were cancelled."""
+    return sum(1 for run in scenario.runs() if cancel_run(run))
+
+
+def _failure_in_plain_words(entry: ScenarioPlatform) -> str:
+    run = entry.run
+    if run is None or run.status != Status.FAILED:
+        return ""
+    reason = run.error.split(": ", 1)[-1] if run.error else "no reason was recorded"
+    return f"The simulation on {entry.platform.name} stopped with an error: {reason}"
+
+
+def scenario_status(scenario: Scenario) -> dict:
+    """Combined and per-platform status and progress, JSON-safe (polled by the scenario page)."""
+    platforms = []
+    for entry in scenario.entries.select_related("platform", "run"):
+        run = entry.run
+        platforms.append({
+            "platform": entry.platform.slug, "name": entry.platform.name,
+            "status": run.status if run else "draft", "progress": round(run.progress(), 4) if run else 0.0,
+            "error": _failure_in_plain_words(entry), "run_url": run.get_absolute_url() if run else "",
+        })
+    status = scenario.status()
+    progress = sum(p["progress"] for p in platforms) / len(platforms) if platforms else 0.0
+    return {"status": status, "progress": round(progress, 4), "platforms": platforms,
+            "finished": status in ("succeeded", "failed", "cancelled")}
+
+
+def is_papers_scenario(scenario: Scenario, entries) -> bool:
+    """The paper's CHILES epoch with the paper's placements and no overrides (so its validation applies)."""
+    return (scenario.workload.slug == PAPER_WORKLOAD and not scenario.workload_overrides
+            and all(not e.options and not e.platform_overrides for e in entries))
+
+
+def _cache_key(entries) -> list:
+    return [[str(e.run_id), e.run.status if e.run else None] for e in entries]
+
+
+def scenario_results(scenario: Scenario) -> dict | None:
+    """The results page's tables and figures (JSON), from the cache when the runs have not changed since."""
+    entries = list(scenario.entries.select_related("platform", "run"))
+    if any(e.run is None or not e.run.is_finished for e in entries):
+        return None
+    key = _cache_key(entries)
+    cached = scenario.results_cache
+    if cached and cached.get("key") == key:
+        return cached
+    bundle = _build_results(scenario, entries)
+    bundle["key"] = key
+    Scenario.objects.filter(pk=scenario.pk).update(results_cache=bundle)
+    scenario.results_cache = bundle
+    return bundle
+
+
+def prepare_finished_scenarios(run_pk) -> None:
+    """Called when a run finishes: compute the results of the scenarios it completes, on the worker."""
+    for scenario in Scenario.objects.filter(entries__run_id=run_pk).select_related("workload"):
+        try:
+            scenario_results(scenario)
+        except Exception:  # noqa: BLE001 - the page computes them on first view instead
+            log.exception("could not prepare the results of scenario %s", scenario.pk)
+
+
+def _build_results(scenario: Scenario, entries) -> dict:
+    from apps.scenarios import adapters, charts
+
+    names = {e.platform.slug: e.platform.name for e in entries}
+    rep_rows, medians, summary = [], {}, []
+    for e in entries:
+        run = e.run
+        rows = list(run.replication_set.filter(status=Status.SUCCEEDED).values_list(
+            "index", "result__makespan_s", "result__total_cost_aud", "result__queue_wait_s"))
+        rows.sort(key=lambda r: r[1])
+        for index, makespan, cost, queue in rows:
+            rep_rows.append({"platform": e.platform.name, "index": index, "makespan_s": makespan, "cost_aud": cost,
+                             "queue_wait_s": queue})
+        if rows and run.status == Status.SUCCEEDED:
+            median_index = rows[(len(rows) - 1) // 2][0]
+            medians[e.platform.name] = run.replication_set.get(index=median_index).result
+        summary.append({
+            "platform": e.platform.slug, "name": e.platform.name, "status": run.status, "run_url": run.get_absolute_url(),
+            "results": run.results, "error": _failure_in_plain_words(e),
+            "queue_wait_s": medians[e.platform.name]["queue_wait_s"] if e.platform.name in medians else None,
+        })
+    bundle = {"summary": summary, "figures": {}, "bounds": [], "validation": None}
+    if not medians:
+        return bundle
+    stages = adapters.stage_frame(medians)
+    replications = adapters.replication_frame([r for r in rep_rows if r["platform"] in medians])
+    bundle["figures"] = {
+        "gantt": charts.stage_gantt_figure(stages).to_json(),
+        "utilisation": charts.utilisation_over_time_figure(adapters.utilisation_frame(medians)).to_json(),
+        "costs": charts.cost_breakdown_figure(adapters.cost_frame(medians)).to_json(),
+        "makespan": charts.distribution_figure(replications, "makespan_h", "hours").to_json(),
+        "cost": charts.distribution_figure(replications, "cost_aud", "AUD").to_json(),
+    }
+    bundle["bounds"] = _bound_table(stages)
+    if is_papers_scenario(scenario, entries):
+        bundle["validation"] = _validation_summary(scenario, set(names))
+    return bundle
+
+
+def _bound_table(stages) -> list[dict]:
+    """Rows: stage; columns: per platform the resource that bounded it and its share of task time."""
+    rows: dict[str, dict] = {}
+    for st in stages.itertuples():
+        if st.stage == "queue wait":
+            continue
+        rows.setdefault(st.stage, {"stage": st.stage, "cells": {}})["cells"][st.platform] = {
+            "bound_by": st.bound_by, "share": st.bound_share, "hours": st.end_h - st.start_h}
+    return list(rows.values())
+
+
+def _validation_summary(scenario: Scenario, slugs: set[str]) -> dict:
+    from apps.scenarios.validation import validation_report
+
+    report = validation_report(scenario.workload.slug, seed=scenario.seed)
+    rows = [r for r in report["rows"] if r["platform"] in slugs]
+    scored = [r for r in rows if r["published"] is not None or r["target"].startswith("qualitative")]
+    return {"rows": rows, "met": sum(1 for r in scored if r["met"]), "total": len(scored)}
+
+
+# --- what-if and compare ----------------------------------------------------------------------------
+
+def what_if(scenario: Scenario, *, change: str, user=None, workload_overrides=None, entry_changes=None) -> Scenario:
+    """A copy of ``scenario`` with one edit, saved with ``parent`` and a description of the change.
+
+    ``entry_changes`` maps a platform slug to ``{"options": ..., "platform_overrides": ...}`` replacing
+    that platform's values; ``workload_overrides`` are merged into the scenario's."""
+    entry_changes = entry_changes or {}
+    entries = []
+    for e in scenario.entries.select_related("platform"):
+        changed = entry_changes.get(e.platform.slug, {})
+        entries.append((e.platform, changed.get("options", e.options), changed.get("platform_overrides",
+                                                                                      e.platform_overrides)))
+    overrides = {**scenario.workload_overrides, **(workload_overrides or {})}
+    return create_scenario(
+        name=f"{scenario.name} — what if: {change}"[:200], workload=scenario.workload, entries=entries,
+        workload_overrides=overrides, replications=scenario.replications, seed=scenario.seed,
+        tco_years=scenario.tco_years, epochs_per_year=scenario.epochs_per_year, user=user, parent=scenario,
+        change=change[:300],
+    )
+
+
+def scenario_inputs(scenario: Scenario) -> dict[str, str]:
+    """A scenario's inputs flattened to ``path -> text``, for the input diff."""
+    out = {
+        "workload": scenario.workload.slug, "replications": str(scenario.replications), "seed": str(scenario.seed),
+        "TCO horizon (years)": f"{scenario.tco_years:g}", "epochs per year": f"{scenario.epochs_per_year:g}",
+    }
+    for name, value in sorted((scenario.workload_overrides or {}).items()):
+        out[f"workload parameter {name}"] = f"{value:g}"
+    for e in scenario.entries.select_related("platform"):
+        out[f"{e.platform.slug}"] = "included"
+        _flatten(out, e.platform.slug, {"options": e.options, "overrides": e.platform_overrides})
+    return out
+
+
+def _flatten(out: dict, prefix: str, value) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(out, f"{prefix}.{k}", v)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            key = v.get("stage", i) if isinstance(v, dict) else i
+            _flatten(out, f"{prefix}[{key}]", v)
+    elif value is not None:
+        out[prefix] = f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def compare_scenarios(a: Scenario, b: Scenario) -> dict:
+    """What changed in the inputs and in the outcomes (P10/P50/P90 makespan and cost per platform)."""
+    ia, ib = scenario_inputs(a), scenario_inputs(b)
+    inputs = [{"key": k, "a": ia.get(k, "—"), "b": ib.get(k, "—")}
+              for k in sorted(set(ia) | set(ib)) if ia.get(k) != ib.get(k)]
+    ra, rb = scenario_results(a), scenario_results(b)
+    sa = {s["platform"]: s for s in (ra or {}).get("summary", [])}
+    sb = {s["platform"]: s for s in (rb or {}).get("summary", [])}
+    outcomes = []
+    for slug in [*sa, *(k for k in sb if k not in sa)]:
+        x, y = sa.get(slug), sb.get(slug)
+        row = {"platform": slug, "name": (x or y)["name"], "metrics": []}
+        for label, key, kind in [("Makespan P50", "makespan_p50_s", "hours"), ("Makespan P90", "makespan_p90_s", "hours"),
+                                 ("Cost P50", "cost_p50_aud", "aud"), ("Cost P90", "cost_p90_aud", "aud")]:
+            va = (x or {}).get("results", {}) or {}
+            vb = (y or {}).get("results", {}) or {}
+            av, bv = va.get(key), vb.get(key)
+            delta = bv - av if av is not None and bv is not None else None
+            pct = 100.0 * delta / av if delta is not None and av else None
+            row["metrics"].append({"label": label, "kind": kind, "a": av, "b": bv, "delta": delta, "pct": pct})
+        outcomes.append(row)
+    return {"a": a, "b": b, "inputs": inputs, "outcomes": outcomes, "ready": ra is not None and rb is not None}
+
+
+def scoring_section(scenario: Scenario, results: dict | None) -> dict | None:
+    """The scoring engine's part of the results page (radar, ranks, weights, TCO, Pareto), when it provides one.
+
+    The contract: ``apps.scoring.services.scenario_scoring(scenario, results)`` returns a dict that
+    ``templates/scenarios/_scoring.html`` renders; until that function exists the page says so."""
+    if results is None:
+        return None
+    try:
+        from apps.scoring.services import scenario_scoring
+    except ImportError:
+        return None
+    return scenario_scoring(scenario, results)
+
+
+def scenario_page(scenario: Scenario) -> dict:
+    """What the scenario page shows: inputs, combined status, results (cached) and the what-if edits."""
+    from apps.scenarios.forms import WhatIfForm
+
+    entries = list(scenario.entries.select_related("platform", "run"))
+    results = scenario_results(scenario)
+    what_if_form = WhatIfForm(scenario=scenario)
+    return {
+        "scenario": scenario, "entries": entries, "state": scenario_status(scenario), "results": results,
+        "scoring": scoring_section(scenario, results), "what_if_form": what_if_form,
+        "what_if_suggestions": what_if_form.suggestions(), "what_ifs": list(scenario.what_ifs.all()[:20]),
+    }

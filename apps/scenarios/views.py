@@ -1,14 +1,19 @@
-"""Simulation-run pages: start, watch (progress, cancel), results; the model validation page."""
+"""Simulation-run pages: start, watch (progress, cancel), results; the model validation page.
+
+Scenario pages: list, builder (and the one-click demo), results with live progress,
+cancel, rerun, what-if and compare."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from apps.scenarios.forms import RunForm
-from apps.scenarios.models import SimulationRun
+from apps.scenarios import services
+from apps.scenarios.forms import RunForm, ScenarioBuilder, WhatIfForm
+from apps.scenarios.models import Scenario, SimulationRun
 from apps.scenarios.services import InvalidScenario, cancel_run, create_run, dispatch_run, run_page
 from apps.scenarios.validation import validation_report
 from apps.workloads.models import Workload
@@ -59,3 +64,108 @@ def validation(request):
     if not Workload.objects.filter(slug=workload).exists():
         return render(request, "scenarios/validation.html", {"missing": workload}, status=404)
     return render(request, "scenarios/validation.html", {"report": validation_report(workload)})
+
+
+# --- scenarios -------------------------------------------------------------------------------------
+
+def _scenario(scenario_id):
+    return get_object_or_404(Scenario.objects.select_related("workload", "parent"), pk=scenario_id)
+
+
+def scenario_list(request):
+    scenarios = Scenario.objects.select_related("workload").prefetch_related("entries__platform", "entries__run")[:50]
+    return render(request, "scenarios/scenario_list.html", {"scenarios": scenarios, "demo": services.DEMO})
+
+
+def scenario_new(request):
+    slug = request.POST.get("workload") or request.GET.get("workload") or services.DEMO["workload"]
+    workload = get_object_or_404(Workload, slug=slug)
+    source = None
+    if request.GET.get("from"):
+        source = Scenario.objects.filter(pk=request.GET["from"]).first() if _is_uuid(request.GET["from"]) else None
+    builder = ScenarioBuilder(request.POST or None, workload=workload, source=source)
+    if request.method == "POST":
+        scenario = builder.save(user=request.user, parent=source)
+        if scenario is not None:
+            if "run" in request.POST:
+                services.run_scenario(scenario, user=request.user)
+            return redirect(scenario)
+    return render(request, "scenarios/scenario_form.html", {
+        "builder": builder, "workloads": Workload.objects.all(), "workload": workload, "source": source,
+    }, status=400 if request.method == "POST" else 200)
+
+
+def _is_uuid(text: str) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+@require_POST
+def scenario_demo(request):
+    try:
+        scenario = services.run_scenario(services.create_demo_scenario(user=request.user), user=request.user)
+    except InvalidScenario as exc:
+        messages.error(request, str(exc))
+        return redirect("scenarios:scenarios")
+    return redirect(scenario)
+
+
+def scenario_detail(request, scenario_id):
+    scenario = _scenario(scenario_id)
+    return render(request, "scenarios/scenario_detail.html", services.scenario_page(scenario))
+
+
+def scenario_status(request, scenario_id):
+    return JsonResponse(services.scenario_status(_scenario(scenario_id)))
+
+
+@require_POST
+def scenario_run(request, scenario_id):
+    scenario = _scenario(scenario_id)
+    try:
+        services.run_scenario(scenario, user=request.user)
+    except InvalidScenario as exc:
+        messages.error(request, f"Could not run the scenario: {exc}")
+    return redirect(scenario)
+
+
+@require_POST
+def scenario_cancel(request, scenario_id):
+    scenario = _scenario(scenario_id)
+    cancelled = services.cancel_scenario(scenario)
+    messages.info(request, f"Cancelled {cancelled} run{'s' if cancelled != 1 else ''}." if cancelled
+                  else "Nothing to cancel: every run had already finished.")
+    return redirect(scenario)
+
+
+@require_POST
+def scenario_what_if(request, scenario_id):
+    scenario = _scenario(scenario_id)
+    form = WhatIfForm(request.POST, scenario=scenario)
+    if not form.is_valid():
+        messages.error(request, "What-if not started: " + "; ".join(e for errs in form.errors.values() for e in errs))
+        return redirect(scenario)
+    try:
+        clone = services.what_if(scenario, user=request.user, **form.edit())
+        services.run_scenario(clone, user=request.user)
+    except InvalidScenario as exc:
+        messages.error(request, f"What-if not started: {exc}")
+        return redirect(scenario)
+    return redirect(f"{reverse('scenarios:compare')}?a={scenario.pk}&b={clone.pk}")
+
+
+def scenario_compare(request):
+    a_id, b_id = request.GET.get("a", ""), request.GET.get("b", "")
+    choices = Scenario.objects.only("id", "name", "created_at")[:100]
+    context = {"choices": choices, "a_id": a_id, "b_id": b_id}
+    if a_id and b_id:
+        if not (_is_uuid(a_id) and _is_uuid(b_id)):
+            context["problem"] = "Choose two scenarios from the lists."
+            return render(request, "scenarios/scenario_compare.html", context, status=400)
+        context.update(services.compare_scenarios(_scenario(a_id), _scenario(b_id)))
+    return render(request, "scenarios/scenario_compare.html", context)

@@ -1,0 +1,44 @@
+// Scenario page: draw the result figures, and while the runs go on poll the combined status
+// (overall and per-platform progress), then reload for the results.
+(function () {
+  "use strict";
+  var data = document.getElementById("scenario-figures");
+  if (data && window.Plotly) {
+    var figures = JSON.parse(data.textContent);
+    Object.keys(figures).forEach(function (name) {
+      var target = document.getElementById("fig-" + name);
+      if (!target || !figures[name]) { return; }
+      var fig = JSON.parse(figures[name]);
+      Plotly.newPlot(target, fig.data, fig.layout, {responsive: true, displaylogo: false});
+    });
+  }
+
+  var box = document.getElementById("scenario-status");
+  if (!box || box.dataset.finished === "1" || box.dataset.status === "draft") { return; }
+  var bar = document.getElementById("scenario-progress");
+  var text = document.getElementById("progress-text");
+  var status = document.getElementById("status-text");
+  function pct(x) { return Math.round(100 * x) + "%"; }
+  function poll() {
+    fetch(box.dataset.statusUrl, {headers: {"Accept": "application/json"}})
+      .then(function (r) { return r.json(); })
+      .then(function (s) {
+        bar.value = s.progress;
+        text.textContent = pct(s.progress);
+        status.textContent = s.status;
+        status.className = "status status-" + s.status;
+        s.platforms.forEach(function (p) {
+          var row = box.querySelector("tr[data-platform='" + p.platform + "']");
+          if (!row) { return; }
+          var cell = row.querySelector(".status");
+          cell.textContent = p.status;
+          cell.className = "status status-" + p.status;
+          row.querySelector("progress").value = p.progress;
+          row.querySelector(".pct").textContent = pct(p.progress);
+        });
+        if (s.finished) { setTimeout(function () { window.location.reload(); }, 300); } else { setTimeout(poll, 400); }
+      })
+      .catch(function () { setTimeout(poll, 2000); });
+  }
+  setTimeout(poll, 300);
+})();
