@@ -15,5 +15,7 @@ urlpatterns = [
     path("platforms/", include("apps.platforms.urls")),
     path("workloads/", include("apps.workloads.urls")),
     path("", include("apps.scenarios.urls")),
+    path("scoring/", include("apps.scoring.urls")),
+    path("benchmarks/", include("apps.benchmarks.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -108,6 +108,21 @@ def score_report(workload, platform_slugs=None, *, criteria=None, method="weight
     return report
 
 
+def table_rows(report: dict) -> dict:
+    """The report reshaped into rows for the page's tables (criteria x platforms, methods x platforms)."""
+    platforms = report["platforms"]
+    rows = {"rank_rows": [{"label": c["label"], "weight": c["weight"], "cells": [p["scores"][i] for p in platforms]}
+                          for i, c in enumerate(report["criteria"])]}
+    if "aggregates" in report:
+        rows["aggregate_rows"] = [{"method": m, "values": [v[p["slug"]] for p in platforms], "order": report["orders"][m]}
+                                  for m, v in report["aggregates"].items()]
+        rb = report["robustness"]
+        rows["probability_rows"] = [{"slug": s, "flat": rb["first_place_probability"][s],
+                                     "near": rb["first_place_probability_near"][s]}
+                                    for s in rb.get("first_place_probability", {})]
+    return rows
+
+
 def robustness(ranks, weights, keys, *, method="weighted_sum", samples=2000, seed=0) -> dict:
     if len(ranks) < 2:
         return {"method": method, "note": "one platform: nothing to rank"}

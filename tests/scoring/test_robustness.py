@@ -3,7 +3,12 @@
 import pytest
 
 from apps.scoring.logic.robustness import (
-    first_place_probability, kendall_tau_b, method_agreement, one_at_a_time, weight_flip, winners,
+    first_place_probability,
+    kendall_tau_b,
+    method_agreement,
+    one_at_a_time,
+    weight_flip,
+    winners,
 )
 
 SCORES = {"A": [4, 2], "B": [2, 4]}

@@ -3,7 +3,12 @@
 import pytest
 
 from apps.scoring.logic.criteria import (
-    DEFAULT_CRITERIA, METRICS, RubricError, apply_rubric, score_platform, validate_rubric,
+    DEFAULT_CRITERIA,
+    METRICS,
+    RubricError,
+    apply_rubric,
+    score_platform,
+    validate_rubric,
 )
 from apps.scoring.logic.inputs import PlatformInputs, RunSummary, StorageFacts
 

@@ -1,0 +1,141 @@
+"""Scoring pages: radar and ranks, TCO, configuration searches, criteria.  Thin: form, one service call."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.scoring import services
+from apps.scoring.charts import pareto_figure, radar_figure, tco_figure
+from apps.scoring.forms import DEMO_SPACE, CriterionForm, ScoreForm, SearchForm, TcoForm
+from apps.scoring.models import ConfigurationSearch, Criterion
+from apps.workloads.models import Workload
+
+
+def index(request):
+    return render(request, "scoring/index.html", {"workloads": Workload.objects.all(),
+                                                  "criteria": Criterion.objects.all()})
+
+
+def _report(request, workload, form_class, **extra):
+    form = form_class(request.GET or None)
+    context = {"workload": workload, "form": form, "report": None}
+    if request.GET and not form.is_valid():
+        return context
+    data = form.cleaned_data if request.GET else {}
+    slugs = [p.slug for p in data.get("platform") or []] or None
+    horizon = {k: data.get(k) for k in ("years", "epochs_per_year", "growth_per_epoch", "egress_gb_per_epoch")}
+    try:
+        context["report"] = services.score_report(workload, slugs, method=data.get("method") or "weighted_sum",
+                                                  seed=data.get("seed") or 0, horizon=horizon, **extra)
+    except ValueError as exc:
+        field = str(exc).split(":", 1)[0]
+        form.add_error(field if field in form.fields else None, str(exc))
+    return context
+
+
+def score(request, slug):
+    workload = get_object_or_404(Workload, slug=slug)
+    context = _report(request, workload, ScoreForm)
+    if context["report"]:
+        context.update(services.table_rows(context["report"]))
+        if "aggregates" in context["report"]:
+            context["radar"] = radar_figure(context["report"])
+    return render(request, "scoring/score.html", context)
+
+
+def tco(request, slug):
+    workload = get_object_or_404(Workload, slug=slug)
+    context = _report(request, workload, TcoForm, samples=200)
+    if context["report"] and "tco" in context["report"]:
+        context["curves"] = tco_figure(context["report"]["tco"])
+    return render(request, "scoring/tco.html", context)
+
+
+def criteria(request):
+    form = CriterionForm(request.POST or None)
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if form.is_valid():
+            form.save()
+            messages.info(request, "Criterion added.")
+            return redirect("scoring:criteria")
+    return render(request, "scoring/criteria.html", {"form": form, "criteria": Criterion.objects.all()})
+
+
+@login_required
+def criterion_edit(request, pk):
+    criterion = get_object_or_404(Criterion, pk=pk)
+    form = CriterionForm(request.POST or None, instance=criterion)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.info(request, f"Criterion {criterion.label} saved.")
+        return redirect("scoring:criteria")
+    return render(request, "scoring/criterion_form.html", {"form": form, "criterion": criterion})
+
+
+@login_required
+@require_POST
+def criterion_delete(request, pk):
+    criterion = get_object_or_404(Criterion, pk=pk)
+    criterion.delete()
+    messages.info(request, f"Criterion {criterion.label} removed.")
+    return redirect("scoring:criteria")
+
+
+@login_required
+@require_POST
+def criteria_reset(request):
+    n = services.reset_default_criteria()
+    messages.info(request, f"The paper's {n} criteria restored.")
+    return redirect("scoring:criteria")
+
+
+def searches(request):
+    initial = {"workload": "chiles-epoch1", "platform": "aws-sydney", "space": json.dumps(DEMO_SPACE, indent=1),
+               "deadline_h": 96, "budget_aud": 500, "seed": 0}
+    form = SearchForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            search = services.create_search(
+                platform=d["platform"], workload=d["workload"], space=d["space"], seed=d["seed"],
+                deadline_s=d["deadline_h"] * 3600.0 if d["deadline_h"] else None, budget_aud=d["budget_aud"],
+                user=request.user if request.user.is_authenticated else None)
+        except services.InvalidSearch as exc:
+            field = str(exc).split(":", 1)[0].split(".", 1)[0]
+            form.add_error({"deadline": "deadline_h", "budget": "budget_aud"}.get(field, "space"), str(exc))
+        else:
+            services.dispatch_search(search)
+            return redirect(search)
+    items = ConfigurationSearch.objects.select_related("platform", "workload")[:50]
+    return render(request, "scoring/search_list.html", {"form": form, "searches": items})
+
+
+def search_detail(request, search_id):
+    search = get_object_or_404(ConfigurationSearch.objects.select_related("platform", "workload"), pk=search_id)
+    context = {"search": search}
+    if search.results:
+        context["pareto"] = pareto_figure(search.results["points"], search.results["pareto"])
+    return render(request, "scoring/search_detail.html", context)
+
+
+def search_status(request, search_id):
+    search = get_object_or_404(ConfigurationSearch, pk=search_id)
+    return JsonResponse({"status": search.status, "progress": round(search.progress(), 4), "done": search.done(),
+                         "total": search.total, "error": search.error, "finished": search.is_finished})
+
+
+@require_POST
+def search_cancel(request, search_id):
+    search = get_object_or_404(ConfigurationSearch, pk=search_id)
+    messages.info(request, "Search cancelled." if services.cancel_search(search) else
+                  f"The search had already {search.status}.")
+    return redirect(search)

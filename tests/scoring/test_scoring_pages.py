@@ -1,0 +1,103 @@
+"""Scoring pages render, and bad input gets a message next to the field instead of an error page."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from apps.scoring.models import ConfigurationSearch, Criterion
+
+
+@pytest.mark.django_db
+def test_it_seeds_the_papers_eight_criteria():
+    assert list(Criterion.objects.values_list("key", flat=True)) == [
+        "completion_time", "capital_costs", "operational_costs", "data_transfer", "typical_bandwidth",
+        "typical_iops", "control", "usability"]
+
+
+def test_it_shows_the_radar_ranks_and_comparison(logged_in, catalogue):
+    r = logged_in.get(reverse("scoring:score", args=["chiles-epoch1"]), {"platform": ["magnus", "aws-sydney"]})
+    assert r.status_code == 200
+    body = r.content.decode()
+    assert 'id="radar-data"' in body and "rank-table" in body and "comparison-table" in body
+    assert "1 Gb/s link with high variance" in body
+
+
+def test_it_puts_bad_score_input_next_to_the_field(logged_in, catalogue):
+    r = logged_in.get(reverse("scoring:score", args=["chiles-epoch1"]), {"platform": "nowhere", "method": "x"})
+    assert r.status_code == 200
+    body = r.content.decode()
+    assert "Platform: Select a valid choice" in body
+    assert "Method: Select a valid choice" in body
+
+
+def test_it_shows_tco_and_refuses_a_bad_horizon(logged_in, catalogue):
+    url = reverse("scoring:tco", args=["chiles-epoch1"])
+    r = logged_in.get(url, {"years": "3", "epochs_per_year": "2", "growth_per_epoch": "0.1", "method": "topsis"})
+    assert r.status_code == 200
+    assert 'id="curves-data"' in r.content.decode() and "break-even" in r.content.decode()
+    r = logged_in.get(url, {"years": "0", "epochs_per_year": "x", "growth_per_epoch": "-5", "method": "topsis"})
+    body = r.content.decode()
+    assert r.status_code == 200
+    assert "Years: Ensure this value is greater than or equal to 1." in body
+    assert "Epochs per year: Enter a whole number." in body
+
+
+@pytest.mark.django_db
+def test_it_404s_an_unknown_workload(logged_in):
+    assert logged_in.get(reverse("scoring:score", args=["nope"])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_it_adds_edits_and_removes_criteria(logged_in):
+    url = reverse("scoring:criteria")
+    rubric = {"kind": "thresholds", "bands": [{"at": 100, "score": 5}]}
+    r = logged_in.post(url, {"key": "queue", "label": "Queue", "metric": "makespan_h", "direction": "lower",
+                             "rubric": json.dumps(rubric), "weight": "2", "position": "9", "enabled": "on"})
+    assert r.status_code == 302
+    c = Criterion.objects.get(key="queue")
+    assert c.rubric == rubric and c.weight == 2.0
+    r = logged_in.post(reverse("scoring:criterion", args=[c.pk]), {
+        "key": "queue", "label": "Queue", "metric": "makespan_h", "direction": "lower",
+        "rubric": '{"kind": "thresholds", "bands": [{"at": 1, "score": 9}]}', "weight": "1", "position": "9"})
+    assert r.status_code == 200
+    assert "rubric.bands[0].score: an integer from 0 to 5" in r.content.decode()
+    logged_in.post(reverse("scoring:criterion_delete", args=[c.pk]))
+    assert not Criterion.objects.filter(key="queue").exists()
+
+
+@pytest.mark.django_db
+def test_it_refuses_invalid_rubric_json_next_to_the_field(logged_in):
+    r = logged_in.post(reverse("scoring:criteria"), {"key": "k", "label": "K", "metric": "iops",
+                                                     "direction": "higher", "rubric": "{oops", "weight": "1",
+                                                     "position": "0"})
+    assert r.status_code == 200
+    assert "Rubric: not valid JSON" in r.content.decode()
+
+
+@pytest.mark.django_db
+def test_it_restores_the_default_criteria(logged_in):
+    Criterion.objects.filter(key="control").update(weight=7.0)
+    Criterion.objects.filter(key="usability").delete()
+    logged_in.post(reverse("scoring:criteria_reset"))
+    assert Criterion.objects.count() == 8
+    assert Criterion.objects.get(key="control").weight == 1.0
+
+
+@pytest.mark.django_db
+def test_it_asks_to_log_in_before_changing_criteria(client):
+    r = client.post(reverse("scoring:criteria"), {"key": "k"})
+    assert r.status_code == 302 and "login" in r["Location"]
+
+
+def test_it_refuses_a_bad_search_space_next_to_the_field(logged_in, catalogue):
+    r = logged_in.post(reverse("scoring:searches"), {
+        "workload": "chiles-epoch1", "platform": "aws-sydney", "seed": "0",
+        "space": json.dumps({"stages": {"invert": {"node_type": ["z9.huge"]}}})})
+    assert r.status_code == 200
+    assert "z9.huge&#x27; is not a node type of aws-sydney" in r.content.decode()
+    r = logged_in.post(reverse("scoring:searches"), {"workload": "chiles-epoch1", "platform": "aws-sydney",
+                                                  "seed": "0", "space": "[", "deadline_h": "-1"})
+    body = r.content.decode()
+    assert "Space: not valid JSON" in body and "greater than or equal to 0.001" in body
+    assert not ConfigurationSearch.objects.exists()
