@@ -6,6 +6,7 @@ import json
 import math
 
 from django import forms
+from django.forms.utils import ErrorDict
 
 from apps.platforms.models import Platform
 from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
@@ -76,7 +77,7 @@ class WorkloadParametersForm(forms.Form):
     def clean(self):
         data = super().clean()
         overrides = {}
-        for name, text in data.items():
+        for name, text in list(data.items()):
             text = (text or "").strip()
             if not text:
                 continue
@@ -141,6 +142,14 @@ class PlatformOptionsForm(forms.Form):
                 self.iops_tiers[f"tier{i}-iops"] = tier
                 self.fields[f"tier{i}-iops"] = forms.FloatField(
                     min_value=1, max_value=1e9, initial=tier["facts"]["iops"], label=f"IOPS of {tier['name']}")
+
+    def full_clean(self):
+        """A platform left out is not validated: its options are ignored."""
+        if self.is_bound and not self["include"].value():
+            self._errors = ErrorDict()
+            self.cleaned_data, self.options, self.overrides = {"include": False}, {}, {}
+            return
+        super().full_clean()
 
     def stage_rows(self):
         """(stage, [bound fields]) in stage order, for the placement table."""

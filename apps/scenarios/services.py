@@ -66,8 +66,10 @@ def run_inputs(*, platform, workload, options=None, seed=0, workload_overrides=N
             "options": options or {},
         }
         scenario_from_inputs(inputs, seed)
-    except (KeyError, ValueError, TypeError) as exc:
-        raise InvalidScenario(str(exc).strip("'\"")) from None
+    except KeyError as exc:  # str(KeyError) quotes its message
+        raise InvalidScenario(str(exc.args[0]) if exc.args else "missing value") from None
+    except (ValueError, TypeError) as exc:
+        raise InvalidScenario(str(exc)) from None
     return inputs
 
 
