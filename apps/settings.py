@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "apps.platforms",
     "apps.workloads",
     "apps.scenarios",
+    "apps.benchmarks",
     "apps.scoring",
 ]
 

@@ -45,45 +45,68 @@ def logged_in(client, user):
     return client
 
 
-@pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker):
-    """A real ``celery worker`` process on the test database and the test broker, on a private queue."""
+def start_worker(queues: str, name: str):
+    """Start a real ``celery worker`` process on the test database consuming ``queues``; returns (process, log path,
+    log file).  Stop it with :func:`stop_worker`."""
     from django.db import connection
 
-    from apps.celery import app
-
-    if not os.environ.get("CELERY_BROKER_URL", "").startswith("redis"):
-        pytest.skip("worker tests need CELERY_BROKER_URL pointing at Redis (make test sets it)")
-    queue = f"skyplan-test-{uuid.uuid4().hex[:8]}"
     settings_dict = connection.settings_dict
     db_url = (
         f"postgres://{settings_dict['USER']}@{settings_dict['HOST'] or '127.0.0.1'}:"
         f"{settings_dict['PORT'] or 5432}/{settings_dict['NAME']}"
     )
-    env = dict(os.environ, DATABASE_URL=db_url, CELERY_TASK_DEFAULT_QUEUE=queue, PYTHONUNBUFFERED="1")
-    log_path = ROOT / "var" / f"test-worker-{queue}.log"
+    env = dict(os.environ, DATABASE_URL=db_url, CELERY_TASK_DEFAULT_QUEUE=queues.split(",")[0], PYTHONUNBUFFERED="1")
+    log_path = ROOT / "var" / f"test-worker-{name}.log"
     log_path.parent.mkdir(exist_ok=True)
-    log = open(log_path, "w")  # noqa: SIM115 - closed in teardown
+    log = open(log_path, "w")  # noqa: SIM115 - closed by stop_worker
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "apps", "worker", "-Q", queue, "--pool=prefork", "--concurrency=2",
-         "--loglevel=INFO", "--without-mingle", "--without-gossip", "-n", f"{queue}@%h"],
+        [sys.executable, "-m", "celery", "-A", "apps", "worker", "-Q", queues, "--pool=prefork", "--concurrency=2",
+         "--loglevel=INFO", "--without-mingle", "--without-gossip", "-n", f"{name}@%h"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
-    app.conf.task_default_queue = queue
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"worker exited early, see {log_path}:\n{log_path.read_text()[-3000:]}")
         if "ready." in log_path.read_text():
-            break
+            return proc, log_path, log
         time.sleep(0.2)
-    else:
-        proc.terminate()
-        raise RuntimeError(f"worker did not become ready, see {log_path}")
-    yield {"process": proc, "queue": queue, "log": log_path}
+    proc.terminate()
+    raise RuntimeError(f"worker did not become ready, see {log_path}")
+
+
+def stop_worker(proc, log) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
+
+
+def _need_redis():
+    if not os.environ.get("CELERY_BROKER_URL", "").startswith("redis"):
+        pytest.skip("worker tests need CELERY_BROKER_URL pointing at Redis (make test sets it)")
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """A real ``celery worker`` process on the test database and the test broker, on a private queue."""
+    from apps.celery import app
+
+    _need_redis()
+    queue = f"skyplan-test-{uuid.uuid4().hex[:8]}"
+    proc, log_path, log = start_worker(queue, queue)
+    app.conf.task_default_queue = queue
+    yield {"process": proc, "queue": queue, "log": log_path}
+    stop_worker(proc, log)
+
+
+@pytest.fixture(scope="session")
+def bench_worker(django_db_setup, django_db_blocker):
+    """A real worker consuming the benchmark queue of platform ``bench-host-<random>`` (a candidate host)."""
+    _need_redis()
+    slug = f"bench-host-{uuid.uuid4().hex[:6]}"
+    proc, log_path, log = start_worker(f"bench.{slug}", f"bench-{slug}")
+    yield {"process": proc, "platform_slug": slug, "queue": f"bench.{slug}", "log": log_path}
+    stop_worker(proc, log)

@@ -1,0 +1,298 @@
+"""Benchmark workflows: validate and dispatch to the platform's queue, execute on the worker, record measured
+values with provenance, apply them to the catalogue, list the hosts online.
+
+The web process only creates rows and sends tasks; the probes run in the worker (``execute``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.benchmarks.models import BenchmarkRun, MeasuredValue, queue_for
+from apps.core.models import WorkerHeartbeat
+from apps.platforms.models import Platform, StorageTier
+
+__all__ = ["InvalidBenchmark", "BenchmarkCancelled", "clean_parameters", "create_benchmark", "dispatch",
+           "execute", "cancel", "apply_to_tier", "hosts_online", "DEFAULTS"]
+
+MiB = 1024 * 1024
+#: parameter -> (default, minimum, maximum, kind) per benchmark kind; nothing else is accepted
+DEFAULTS = {
+    "storage": {"directory": ("", None, None, str), "size_mb": (256, 16, 65536, int), "runtime_s": (5, 1, 600, int),
+                "max_jobs": (8, 1, 64, int)},
+    "cpu": {"seconds": (2, 1, 60, int)},
+    "minipipeline": {"directory": ("", None, None, str), "size_mb": (256, 32, 65536, int),
+                     "n_days": (6, 1, 64, int), "n_subbands": (4, 1, 64, int), "strace": (False, None, None, bool)},
+}
+Status = BenchmarkRun.Status
+
+
+class InvalidBenchmark(ValueError):
+    """The request names an unknown kind or a parameter out of range; the message says which."""
+
+
+class BenchmarkCancelled(Exception):
+    pass
+
+
+def clean_parameters(kind: str, raw: dict) -> dict:
+    if kind not in DEFAULTS:
+        raise InvalidBenchmark(f"kind: {kind!r} is not one of {', '.join(DEFAULTS)}")
+    spec = DEFAULTS[kind]
+    unknown = set(raw) - set(spec)
+    if unknown:
+        raise InvalidBenchmark(f"parameters: unknown {', '.join(sorted(unknown))} (known: {', '.join(spec)})")
+    out = {}
+    for name, (default, low, high, typ) in spec.items():
+        value = raw.get(name, default)
+        if value in (None, ""):
+            value = default
+        if typ is bool:
+            if not isinstance(value, bool):
+                raise InvalidBenchmark(f"parameters.{name}: must be true or false")
+        elif typ is int:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+                raise InvalidBenchmark(f"parameters.{name}: must be a whole number")
+            value = int(value)
+            if not low <= value <= high:
+                raise InvalidBenchmark(f"parameters.{name}: must be between {low} and {high} (got {value})")
+        elif name == "directory" and value and not os.path.isabs(str(value)):
+            raise InvalidBenchmark("parameters.directory: must be an absolute path on the worker host (or empty "
+                                   "for the worker's temporary directory)")
+        out[name] = value
+    if kind == "minipipeline" and out["n_days"] == out["n_subbands"]:
+        raise InvalidBenchmark("parameters.n_subbands: must differ from n_days (every INVERT reads every day)")
+    return out
+
+
+def create_benchmark(*, platform: Platform, kind: str, parameters: dict | None = None, user=None) -> BenchmarkRun:
+    params = clean_parameters(kind, parameters or {})
+    return BenchmarkRun.objects.create(platform=platform, kind=kind, parameters=params,
+                                       queue=queue_for(platform.slug), created_by=user)
+
+
+def dispatch(run: BenchmarkRun) -> None:
+    from apps.benchmarks.tasks import run_benchmark
+
+    result = run_benchmark.apply_async(args=[str(run.id)], queue=run.queue)
+    BenchmarkRun.objects.filter(pk=run.pk).update(task_id=result.id)
+
+
+def cancel(run: BenchmarkRun) -> bool:
+    with transaction.atomic():
+        locked = BenchmarkRun.objects.select_for_update().get(pk=run.pk)
+        if locked.is_finished:
+            return False
+        locked.status, locked.finished_at = Status.CANCELLED, timezone.now()
+        locked.save(update_fields=["status", "finished_at"])
+    if locked.task_id:
+        from apps.celery import app
+
+        app.control.revoke(locked.task_id)
+    return True
+
+
+# --- on the worker ----------------------------------------------------------------------------------------
+
+def _progress(run_pk, start: float = 0.0, span: float = 1.0):
+    last = [0.0]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < 0.5 and done < total:
+            return
+        last[0] = now
+        BenchmarkRun.objects.filter(pk=run_pk).update(progress=min(0.99, start + span * done / max(total, 1)))
+        if BenchmarkRun.objects.filter(pk=run_pk, status=Status.CANCELLED).exists():
+            raise BenchmarkCancelled()
+
+    return report
+
+
+def _scratch(parameters: dict, need_bytes: int) -> str:
+    from apps.benchmarks.probes.hostinfo import free_bytes
+
+    base = parameters.get("directory") or tempfile.gettempdir()
+    if not os.path.isdir(base):
+        raise RuntimeError(f"directory {base!r} does not exist on this host")
+    if not os.access(base, os.W_OK):
+        raise RuntimeError(f"directory {base!r} is not writable by the worker")
+    free = free_bytes(base)
+    if free < need_bytes * 1.2:
+        raise RuntimeError(f"directory {base!r} has {free / 1e9:.1f} GB free; this benchmark needs "
+                           f"{need_bytes * 1.2 / 1e9:.1f} GB (its data plus 20%)")
+    return tempfile.mkdtemp(prefix="skyplan-bench-", dir=base)
+
+
+def _need_bytes(kind: str, p: dict) -> int:
+    if kind == "storage":
+        return p["size_mb"] * MiB * p["max_jobs"]
+    if kind == "minipipeline":
+        return p["size_mb"] * MiB * 4  # source, work copy, sub-band files, cubes
+    return 0
+
+
+def execute(run_id: str) -> str:
+    """Run the benchmark on this host; idempotent, always ends succeeded, failed or cancelled."""
+    from apps.benchmarks.probes.hostinfo import host_info
+
+    with transaction.atomic():
+        run = BenchmarkRun.objects.select_for_update().get(pk=run_id)
+        if run.is_finished:
+            return run.status
+        run.status, run.started_at, run.attempts = Status.RUNNING, timezone.now(), run.attempts + 1
+        run.host = host_info()
+        run.save(update_fields=["status", "started_at", "attempts", "host"])
+    scratch = None
+    try:
+        scratch = _scratch(run.parameters, _need_bytes(run.kind, run.parameters)) if run.kind != "cpu" else None
+        result = _PROBES[run.kind](run, scratch)
+    except BenchmarkCancelled:
+        return Status.CANCELLED
+    except Exception as exc:  # noqa: BLE001 - the run must end failed with the reason, never stuck
+        BenchmarkRun.objects.filter(pk=run.pk).exclude(status__in=BenchmarkRun.FINISHED).update(
+            status=Status.FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=timezone.now())
+        return Status.FAILED
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+    with transaction.atomic():
+        saved = BenchmarkRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
+            status=Status.SUCCEEDED, progress=1.0, result=result, finished_at=timezone.now())
+        if saved:
+            _record_values(BenchmarkRun.objects.get(pk=run.pk))
+    return Status.SUCCEEDED if saved else Status.CANCELLED
+
+
+def _storage(run: BenchmarkRun, scratch: str) -> dict:
+    from apps.benchmarks.probes.storage import storage_probe
+
+    p = run.parameters
+    levels = [n for n in (1, 2, 4, 8, 16, 32, 64) if n <= p["max_jobs"]]
+    return storage_probe(scratch, concurrency=levels, size_bytes=p["size_mb"] * MiB, runtime_s=p["runtime_s"],
+                         progress=_progress(run.pk))
+
+
+def _cpu(run: BenchmarkRun, scratch: str | None) -> dict:
+    from apps.benchmarks.probes.cpu import cpu_probe
+
+    _progress(run.pk)(0, 1)
+    return cpu_probe(seconds=run.parameters["seconds"])
+
+
+def _minipipeline(run: BenchmarkRun, scratch: str) -> dict:
+    from apps.benchmarks.prediction import predict_minipipeline
+    from apps.benchmarks.probes.cpu import kernel_rates
+    from apps.benchmarks.probes.minipipeline import layout_for, run_minipipeline
+    from apps.benchmarks.probes.storage import storage_probe
+
+    p = run.parameters
+    lay = layout_for(p["size_mb"] * MiB, n_days=p["n_days"], n_subbands=p["n_subbands"])
+    # inputs of the prediction, measured separately from the timed run: single-stream I/O and kernel rates
+    storage = storage_probe(scratch, concurrency=[1], size_bytes=min(p["size_mb"], 256) * MiB, runtime_s=2,
+                            patterns=["seq_read", "seq_write", "rand_read"], progress=_progress(run.pk, 0.0, 0.15))
+    rates = kernel_rates(seconds=1.0, n_vis=lay.n_vis)
+    _progress(run.pk, 0.2, 0.0)(0, 1)
+    samples = os.path.join(scratch, "samples.csv")
+    measured = run_minipipeline(os.path.join(scratch, "pipeline"), lay, sample_path=samples,
+                                progress=_progress(run.pk, 0.2, 0.75))
+    with open(samples) as fh:
+        sample_csv = fh.read()
+    predicted = predict_minipipeline(run.platform.slug, run.host or {}, storage, rates, lay)
+    error = 100.0 * (predicted["sequential_s"] - measured["makespan_s"]) / measured["makespan_s"]
+    for point in storage["points"]:
+        point["fio"] = None  # the raw fio JSON of these short probes is not kept
+    return {"measured": measured, "predicted": predicted, "prediction_error_pct": error, "kernel_rates": rates,
+            "storage": storage, "samples_csv": sample_csv}
+
+
+_PROBES = {"storage": _storage, "cpu": _cpu, "minipipeline": _minipipeline}
+
+
+def _source(run: BenchmarkRun, note: str) -> dict:
+    host = (run.host or {}).get("hostname", "unknown host")
+    return {"kind": "measurement", "host": host, "date": (run.finished_at or timezone.now()).date().isoformat(),
+            "note": f"{note}; Skyplan benchmark {run.id} ({run.kind})"}
+
+
+def _record_values(run: BenchmarkRun) -> None:
+    values = []
+    r = run.result or {}
+    if run.kind == "storage":
+        tool = "fio" if r.get("tool") == "fio" else "built-in probe (fio not installed)"
+        where = f"{tool}, {'O_DIRECT' if r.get('direct_io') else 'buffered'} I/O in {r.get('directory')}"
+        for pattern, name, label, field in (
+            ("seq_read", "read_bw", "sequential read, one stream", "bytes_per_s"),
+            ("seq_write", "write_bw", "sequential write, one stream", "bytes_per_s"),
+            ("rand_read", "iops", "random 4 KiB read IOPS, one stream", "iops"),
+        ):
+            points = [p for p in r.get("points", []) if p["pattern"] == pattern]
+            if not points:
+                continue
+            single = min(points, key=lambda p: p["jobs"])
+            best = max(points, key=lambda p: p[field])
+            dim = "bandwidth" if field == "bytes_per_s" else "rate"
+            values.append((f"{name}_per_client", label, single[field], dim, f"{where}, 1 job"))
+            values.append((name, label.replace("one stream", f"best of 1–{max(p['jobs'] for p in points)} streams"),
+                           best[field], dim, f"{where}, {best['jobs']} jobs"))
+    elif run.kind == "cpu":
+        for key, label in (("grid_vis_per_s", "gridded visibilities per second, one core"),
+                           ("fft_cells_per_s", "2-D FFT cells per second, one core"),
+                           ("regrid_values_per_s", "FFT-regridded values per second, one core")):
+            values.append((key, label, r[key], "rate", "numpy kernels of the mini-pipeline"))
+    elif run.kind == "minipipeline":
+        values.append(("minipipeline_measured_s", "mini-pipeline run time, measured", r["measured"]["makespan_s"],
+                       "time", "timed run on real files"))
+        values.append(("minipipeline_predicted_s", "mini-pipeline run time, simulated",
+                       r["predicted"]["sequential_s"], "time", "simulator with this host's measured rates"))
+    MeasuredValue.objects.bulk_create(
+        MeasuredValue(run=run, name=n, label=label, value=float(v), dimension=dim, source=_source(run, note))
+        for n, label, v, dim, note in values
+    )
+
+
+TIER_FACTS = ("read_bw", "write_bw", "iops", "read_bw_per_client", "write_bw_per_client", "iops_per_client")
+
+
+def apply_to_tier(run: BenchmarkRun, tier: StorageTier) -> list[str]:
+    """Set the tier's bandwidth and IOPS facts from a storage benchmark, each with its measurement provenance."""
+    if run.kind != "storage" or run.status != Status.SUCCEEDED:
+        raise InvalidBenchmark("only a succeeded storage benchmark can be applied to a storage tier")
+    if tier.platform_id != run.platform_id:
+        raise InvalidBenchmark(f"tier {tier.name!r} is not on platform {run.platform.slug!r}")
+    changed = []
+    with transaction.atomic():
+        for mv in run.measured_values.filter(name__in=TIER_FACTS):
+            setattr(tier, mv.name, mv.value)
+            tier.provenance = {**(tier.provenance or {}), mv.name: mv.source}
+            changed.append(mv.name)
+        tier.full_clean()
+        tier.save()
+        run.measured_values.filter(name__in=changed).update(applied_to=f"{tier.platform.slug} / {tier.name}")
+    return changed
+
+
+def hosts_online(timeout: float = 1.0) -> list[dict]:
+    """Workers answering right now, their queues, and what their hosts said about themselves."""
+    from apps.celery import app
+
+    try:
+        active = app.control.inspect(timeout=timeout).active_queues() or {}
+    except Exception:  # noqa: BLE001 - a broker hiccup shows as "no workers", not an error page
+        active = {}
+    out = []
+    for worker, queues in sorted(active.items()):
+        hostname = worker.split("@", 1)[-1]
+        beat = WorkerHeartbeat.objects.filter(hostname=hostname).order_by("-seen_at").first()
+        names = sorted(q["name"] for q in queues)
+        out.append({"worker": worker, "hostname": hostname, "queues": names,
+                    "platforms": [q.split(".", 1)[1] for q in names if q.startswith("bench.")],
+                    "cores": beat.cores if beat else None, "memory_bytes": beat.memory_bytes if beat else None,
+                    "os": beat.os if beat else ""})
+    return out

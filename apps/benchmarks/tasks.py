@@ -1,0 +1,15 @@
+"""Thin Celery task: a benchmark runs on whichever worker consumes its platform's queue."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from apps.benchmarks.services import execute
+
+__all__ = ["run_benchmark"]
+
+
+@shared_task(name="benchmarks.run", acks_late=True, reject_on_worker_lost=True, time_limit=3600,
+             soft_time_limit=3500)
+def run_benchmark(run_id: str) -> str:
+    return execute(run_id)

@@ -1,0 +1,67 @@
+"""Benchmark pages: request (to a worker on the platform's queue), watch, cancel, apply results."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.benchmarks import charts, services
+from apps.benchmarks.forms import ApplyForm, BenchmarkForm
+from apps.benchmarks.models import BenchmarkRun
+
+
+def run_list(request):
+    form = BenchmarkForm(request.POST or None, initial=request.GET.dict() or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = services.create_benchmark(platform=form.cleaned_data["platform"], kind=form.cleaned_data["kind"],
+                                            parameters=form.parameters(), user=request.user)
+        except services.InvalidBenchmark as exc:
+            field, _, message = str(exc).partition(": ")
+            name = field.split(".")[-1]
+            form.add_error(name if name in form.fields else None, message or str(exc))
+        else:
+            services.dispatch(run)
+            return redirect(run)
+    runs = BenchmarkRun.objects.select_related("platform")[:50]
+    return render(request, "benchmarks/list.html",
+                  {"form": form, "runs": runs, "hosts": services.hosts_online()})
+
+
+def run_detail(request, run_id):
+    run = get_object_or_404(BenchmarkRun.objects.select_related("platform"), pk=run_id)
+    return render(request, "benchmarks/detail.html", {
+        "run": run, "values": run.measured_values.all(), "apply_form": ApplyForm(platform=run.platform),
+        "figure": charts.figure_for(run),
+    })
+
+
+def run_status(request, run_id):
+    run = get_object_or_404(BenchmarkRun, pk=run_id)
+    return JsonResponse({"status": run.status, "progress": round(1.0 if run.status == "succeeded" else run.progress, 4),
+                         "error": run.error, "finished": run.is_finished})
+
+
+@require_POST
+def run_cancel(request, run_id):
+    run = get_object_or_404(BenchmarkRun, pk=run_id)
+    messages.info(request, "Benchmark cancelled." if services.cancel(run) else f"The benchmark had already {run.status}.")
+    return redirect(run)
+
+
+@require_POST
+def run_apply(request, run_id):
+    run = get_object_or_404(BenchmarkRun.objects.select_related("platform"), pk=run_id)
+    form = ApplyForm(request.POST, platform=run.platform)
+    if not form.is_valid():
+        messages.error(request, "Choose one of this platform's storage tiers.")
+        return redirect(run)
+    try:
+        changed = services.apply_to_tier(run, form.cleaned_data["tier"])
+    except services.InvalidBenchmark as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.info(request, f"Set {', '.join(changed)} of {form.cleaned_data['tier'].name} from this benchmark.")
+    return redirect(run)
