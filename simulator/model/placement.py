@@ -66,7 +66,8 @@ class TierAccess:
 
     def ops(self, amount: float, label: str = "rand_write") -> Flow:
         if self.iops is None:
-            raise ValueError(f"tier {self.tier.name!r} has no IOPS figure")
+            raise ValueError(f"tier {self.tier.name!r} has no IOPS figure, and this stage does random I/O: "
+                             f"give the tier an IOPS (or per-client IOPS) value, or place the stage on another tier")
         return Flow((self.iops,), float(amount), self.iops_cap, label)
 
     @property
