@@ -1,0 +1,378 @@
+"""Per-second process samples: Skyplan's CSV, the CHILES tracer's CSV and ``pidstat -h -u -r -d`` text.
+
+All three become one frame (:data:`SAMPLE_COLUMNS`, base units, one row per sample interval
+ending at ``t_s`` seconds after the first sample) plus exact totals in ``meta`` (CPU seconds,
+bytes, peak memory) computed before any down-sampling.  Files are read in chunks; when a file
+holds more than :data:`MAX_ROWS` samples, neighbouring rows are merged two by two (rates
+averaged, memory maxima kept) so memory stays bounded for any file size.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .base import Parsed, ParseError, Progress, read_chunks
+
+__all__ = [
+    "SAMPLE_COLUMNS", "SKYPLAN_COLUMNS", "SKYPLAN_REQUIRED", "SKYPLAN_MARKER", "CHILES_HEADER", "MAX_ROWS",
+    "parse_skyplan_csv", "parse_chiles_csv", "parse_pidstat",
+]
+
+#: the unified samples frame
+SAMPLE_COLUMNS = ("t_s", "dt_s", "cpu_user_pct", "cpu_system_pct", "rss_bytes", "vm_bytes", "read_bytes_per_s",
+                  "write_bytes_per_s", "io_bytes_per_s", "io_ops_per_s", "io_wait_pct")
+#: Skyplan's documented CSV columns (docs/profiles.md), in the order they are written
+SKYPLAN_COLUMNS = ("timestamp", "cpu_user_pct", "cpu_system_pct", "rss_bytes", "vm_bytes", "read_bytes",
+                   "write_bytes", "read_ops", "write_ops", "io_wait_pct", "threads")
+SKYPLAN_REQUIRED = ("timestamp", "cpu_user_pct", "cpu_system_pct", "rss_bytes", "read_bytes", "write_bytes")
+SKYPLAN_MARKER = "# skyplan-profile v1"
+CHILES_HEADER = ("Time stamp", "Total CPU %", "Kernel CPU %", "VM", "RSS", "IOPS", "Bytes/S", "IO WAIT")
+#: most sample rows kept in memory; beyond this neighbouring rows are merged
+MAX_ROWS = 200_000
+
+_MEAN = ["cpu_user_pct", "cpu_system_pct", "read_bytes_per_s", "write_bytes_per_s", "io_bytes_per_s",
+         "io_ops_per_s", "io_wait_pct"]
+
+
+class _Collector:
+    """Accumulates sample chunks with exact totals and a bounded frame."""
+
+    def __init__(self):
+        self.frames: list[pd.DataFrame] = []
+        self.rows = 0
+        self.totals = {"cpu_user_s": 0.0, "cpu_system_s": 0.0, "read_bytes": 0.0, "write_bytes": 0.0,
+                       "io_bytes": 0.0, "io_ops": 0.0, "peak_rss_bytes": 0.0, "peak_vm_bytes": 0.0}
+        self.t0: float | None = None
+        self.prev_t: float | None = None
+
+    def add(self, t_abs: np.ndarray, cols: dict[str, np.ndarray]) -> None:
+        if len(t_abs) == 0:
+            return
+        if self.t0 is None:
+            self.t0 = float(t_abs[0])
+        prev = self.prev_t if self.prev_t is not None else np.nan
+        dt = np.diff(t_abs, prepend=prev)
+        self.prev_t = float(t_abs[-1])
+        frame = pd.DataFrame({"t_s": t_abs - self.t0, "dt_s": dt})
+        for name in SAMPLE_COLUMNS[2:]:
+            frame[name] = cols.get(name, np.full(len(t_abs), np.nan))
+        _totals(self, frame)
+        self.frames.append(frame)
+        self.rows += len(frame)
+        if self.rows > 2 * MAX_ROWS:
+            merged = _halve(pd.concat(self.frames, ignore_index=True))
+            self.frames, self.rows = [merged], len(merged)
+
+    def finish(self, fmt: str, filename: str, meta: dict) -> Parsed:
+        if not self.frames:
+            raise ParseError(filename, None, "at least one sample row after the header; the file has none")
+        frame = pd.concat(self.frames, ignore_index=True)
+        # the first interval has no predecessor: take the typical interval
+        typical = float(np.nanmedian(frame["dt_s"])) if len(frame) > 1 else 1.0
+        frame["dt_s"] = frame["dt_s"].fillna(typical if np.isfinite(typical) and typical > 0 else 1.0)
+        if (frame["dt_s"] <= 0).any():
+            bad = int(np.argmax((frame["dt_s"] <= 0).to_numpy()))
+            raise ParseError(filename, None, f"time stamps increasing from row to row; sample {bad + 1} "
+                                             f"does not come after the one before it")
+        meta = dict(meta)
+        meta.update({k: float(v) for k, v in self.totals.items()})
+        meta["samples"] = int(self.rows)
+        meta["duration_s"] = float(frame["t_s"].iloc[-1] + frame["dt_s"].iloc[0])
+        meta["start"] = self.t0
+        return Parsed(format=fmt, kind="samples", meta=meta, samples=frame)
+
+
+def _totals(col: _Collector, frame: pd.DataFrame) -> None:
+    """Add a chunk's exact totals (before any merging)."""
+    dt = frame["dt_s"].fillna(frame["dt_s"].median() if frame["dt_s"].notna().any() else 1.0).fillna(1.0)
+    tot = col.totals
+    tot["cpu_user_s"] += float((frame["cpu_user_pct"].fillna(0) / 100 * dt).sum())
+    tot["cpu_system_s"] += float((frame["cpu_system_pct"].fillna(0) / 100 * dt).sum())
+    for src, dst in (("read_bytes_per_s", "read_bytes"), ("write_bytes_per_s", "write_bytes"),
+                     ("io_bytes_per_s", "io_bytes"), ("io_ops_per_s", "io_ops")):
+        tot[dst] += float((frame[src].fillna(0) * dt).sum())
+    tot["peak_rss_bytes"] = max(tot["peak_rss_bytes"], float(frame["rss_bytes"].max(skipna=True) or 0))
+    if frame["vm_bytes"].notna().any():
+        tot["peak_vm_bytes"] = max(tot["peak_vm_bytes"], float(frame["vm_bytes"].max()))
+
+
+def _halve(frame: pd.DataFrame) -> pd.DataFrame:
+    """Merge neighbouring rows two by two: rates weighted by interval, memory maxima, end times."""
+    key = np.arange(len(frame)) // 2
+    w = frame["dt_s"].fillna(1.0)
+    weighted = frame[_MEAN].mul(w, axis=0).groupby(key).sum(min_count=1)
+    dt = w.groupby(key).sum()
+    out = weighted.div(dt, axis=0)
+    out["dt_s"] = dt
+    out["t_s"] = frame["t_s"].groupby(key).last()
+    out["rss_bytes"] = frame["rss_bytes"].groupby(key).max()
+    out["vm_bytes"] = frame["vm_bytes"].groupby(key).max()
+    return out[list(SAMPLE_COLUMNS)].reset_index(drop=True)
+
+
+def _bad_row(filename: str, text: str, first_line: int, ncols: int, numeric: list[bool], what: str) -> ParseError:
+    """Find the first malformed row of a chunk that pandas refused, to name its line."""
+    for i, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        fields = line.split(",")
+        if len(fields) != ncols:
+            return ParseError(filename, first_line + i, f"{ncols} comma-separated fields ({what}), got {len(fields)}")
+        for value, is_num, col in zip(fields, numeric, range(ncols)):
+            if not is_num:
+                continue
+            try:
+                float(value)
+            except ValueError:
+                return ParseError(filename, first_line + i, f"a number in field {col + 1} ({what.split(', ')[col]}), "
+                                                            f"got {value.strip()[:40]!r}")
+    return ParseError(filename, first_line, f"rows of {what}")
+
+
+def _read_numeric_chunk(filename, text, first_line, names, what) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(io.StringIO(text), header=None, names=list(names), dtype=float, engine="c",
+                            skip_blank_lines=True)
+    except (ValueError, pd.errors.ParserError):
+        raise _bad_row(filename, text, first_line, len(names), [True] * len(names), what) from None
+    if frame.isna().to_numpy().any():
+        # short rows and empty fields come back as NaN: name the first one
+        raise _bad_row(filename, text, first_line, len(names), [True] * len(names), what)
+    return frame
+
+
+def _header_lines(path, filename, want: int) -> tuple[list[str], int]:
+    """The first ``want`` non-blank lines and how many physical lines they took."""
+    out, used = [], 0
+    with open(path, encoding="latin-1") as f:
+        for line in f:
+            used += 1
+            if line.strip():
+                out.append(line.rstrip("\r\n"))
+                if len(out) == want:
+                    break
+    if not out:
+        raise ParseError(filename, 1, "a header line; the file is empty")
+    return out, used
+
+
+def _data_chunks(path, skip_lines: int, progress: Progress):
+    """Chunks of data text after the first ``skip_lines`` lines, with their first line number."""
+    for first, text in read_chunks(path, progress):
+        if first + text.count("\n") - 1 <= skip_lines:
+            continue  # the whole chunk is header
+        if first <= skip_lines:
+            text = text.split("\n", skip_lines - first + 1)[-1]
+            first = skip_lines + 1
+        yield first, text
+
+
+def parse_skyplan_csv(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
+    """Skyplan's per-second CSV (docs/profiles.md)."""
+    filename = filename or Path(path).name
+    head, used = _header_lines(path, filename, 2)
+    marker = head[0].strip().strip(",").strip('"') == SKYPLAN_MARKER
+    header_line = head[1] if marker else head[0]
+    names = [c.strip() for c in header_line.split(",")]
+    line_no = used if marker else used - (1 if len(head) > 1 else 0)
+    unknown = [c for c in names if c not in SKYPLAN_COLUMNS]
+    missing = [c for c in SKYPLAN_REQUIRED if c not in names]
+    if unknown or missing:
+        problems = []
+        if missing:
+            problems.append(f"missing {', '.join(missing)}")
+        if unknown:
+            problems.append(f"unknown {', '.join(unknown)}")
+        raise ParseError(filename, line_no, f"a header naming Skyplan columns ({', '.join(SKYPLAN_COLUMNS)}; "
+                                            f"required {', '.join(SKYPLAN_REQUIRED)}): {'; '.join(problems)}")
+    col = _Collector()
+    what = ", ".join(names)
+    for first, text in _data_chunks(path, line_no, progress):
+        frame = _read_numeric_chunk(filename, text, first, names, what)
+        if frame.empty:
+            continue
+        t = frame["timestamp"].to_numpy()
+        prev = col.prev_t if col.prev_t is not None else np.nan
+        dt = np.diff(t, prepend=prev)
+        dt_fill = np.where(np.isnan(dt), np.nanmedian(dt) if np.isfinite(dt).any() else 1.0, dt)
+        dt_fill = np.where(dt_fill > 0, dt_fill, np.nan)
+        cols = {
+            "cpu_user_pct": frame["cpu_user_pct"].to_numpy(),
+            "cpu_system_pct": frame["cpu_system_pct"].to_numpy(),
+            "rss_bytes": frame["rss_bytes"].to_numpy(),
+            "read_bytes_per_s": frame["read_bytes"].to_numpy() / dt_fill,
+            "write_bytes_per_s": frame["write_bytes"].to_numpy() / dt_fill,
+        }
+        cols["io_bytes_per_s"] = cols["read_bytes_per_s"] + cols["write_bytes_per_s"]
+        if "vm_bytes" in frame:
+            cols["vm_bytes"] = frame["vm_bytes"].to_numpy()
+        if "read_ops" in frame or "write_ops" in frame:
+            ops = sum(frame[c].to_numpy() for c in ("read_ops", "write_ops") if c in frame)
+            cols["io_ops_per_s"] = ops / dt_fill
+        if "io_wait_pct" in frame:
+            cols["io_wait_pct"] = frame["io_wait_pct"].to_numpy()
+        col.add(t, cols)
+        if "threads" in frame:
+            col_threads = float(frame["threads"].max())
+            col.totals["max_threads"] = max(col.totals.get("max_threads", 0.0), col_threads)
+    return col.finish("skyplan_csv", filename, {"columns": names})
+
+
+_CHILES_NORMALISED = tuple(re.sub(r"\s+", " ", c.strip().lower()) for c in CHILES_HEADER)
+
+
+def parse_chiles_csv(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
+    """The CHILES tracer's CSV: ``Time stamp,Total CPU %,Kernel CPU %,VM,RSS,IOPS,Bytes/S,IO WAIT``.
+
+    Total CPU % is user + kernel (of one core); VM and RSS are bytes; IOPS and Bytes/S are
+    rates of reads and writes together; IO WAIT is a percentage.  The time stamp is Unix
+    seconds or a date-time text."""
+    filename = filename or Path(path).name
+    head, used = _header_lines(path, filename, 1)
+    names = tuple(re.sub(r"\s+", " ", c.strip().lower()) for c in head[0].split(","))
+    if names != _CHILES_NORMALISED:
+        raise ParseError(filename, used, f"the CHILES tracer header {','.join(CHILES_HEADER)}, got {head[0][:100]!r}")
+    short = ["time", "total", "kernel", "vm", "rss", "iops", "bps", "wait"]
+    what = ", ".join(CHILES_HEADER)
+    col = _Collector()
+    for first, text in _data_chunks(path, used, progress):
+        try:
+            frame = pd.read_csv(io.StringIO(text), header=None, names=short, engine="c",
+                                dtype={c: float for c in short[1:]} | {"time": str})
+        except (ValueError, pd.errors.ParserError):
+            raise _bad_row(filename, text, first, len(short), [False] + [True] * 7, what) from None
+        if frame.empty:
+            continue
+        if frame[short[1:]].isna().to_numpy().any() or frame["time"].isna().any():
+            raise _bad_row(filename, text, first, len(short), [False] + [True] * 7, what)
+        t = pd.to_numeric(frame["time"], errors="coerce")
+        if t.isna().any():
+            dates = pd.to_datetime(frame["time"], errors="coerce", format="mixed")
+            if dates.isna().any():
+                i = int(np.argmax(dates.isna().to_numpy()))
+                raise ParseError(filename, first + i, f"a time stamp (Unix seconds or a date-time), "
+                                                      f"got {frame['time'].iloc[i]!r}")
+            t = (dates - pd.Timestamp(0)).dt.total_seconds()
+        t = t.to_numpy(dtype=float)
+        kernel = frame["kernel"].to_numpy()
+        cols = {
+            "cpu_user_pct": np.maximum(frame["total"].to_numpy() - kernel, 0.0),
+            "cpu_system_pct": kernel,
+            "vm_bytes": frame["vm"].to_numpy(),
+            "rss_bytes": frame["rss"].to_numpy(),
+            "io_ops_per_s": frame["iops"].to_numpy(),
+            "io_bytes_per_s": frame["bps"].to_numpy(),
+            "io_wait_pct": frame["wait"].to_numpy(),
+        }
+        col.add(t, cols)
+    return col.finish("chiles_csv", filename, {"columns": list(CHILES_HEADER)})
+
+
+#: pidstat columns we use and their unit factor to base units
+_PIDSTAT = {"%usr": ("cpu_user_pct", 1.0), "%system": ("cpu_system_pct", 1.0), "%wait": ("io_wait_pct", 1.0),
+            "VSZ": ("vm_bytes", 1024.0), "RSS": ("rss_bytes", 1024.0), "kB_rd/s": ("read_bytes_per_s", 1024.0),
+            "kB_wr/s": ("write_bytes_per_s", 1024.0)}
+_CLOCK = re.compile(r"^(\d\d):(\d\d):(\d\d)$")
+
+
+def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
+    """``pidstat -h -u -r -d -p PID 1`` text (sysstat 12), parsed by its header names.
+
+    Without ``-h`` pidstat prints one section per report (-u, -r, -d) with its own header;
+    rows of the same time stamp are merged.  Several PIDs at one time stamp are summed."""
+    filename = filename or Path(path).name
+    header: list[str] | None = None
+    host = None
+    rows: dict[float, dict[str, float]] = {}
+    order: list[float] = []
+    col = _Collector()
+    day, prev_clock = 0.0, -1.0
+    seen_header = False
+
+    def flush(keep_last: bool) -> None:
+        keys = order[:-1] if keep_last else order[:]
+        if not keys:
+            return
+        t = np.array(keys, dtype=float)
+        cols = {name: np.array([rows[k].get(name, np.nan) for k in keys]) for name, _ in _PIDSTAT.values()}
+        if not np.isnan(cols["read_bytes_per_s"]).all() or not np.isnan(cols["write_bytes_per_s"]).all():
+            cols["io_bytes_per_s"] = np.nan_to_num(cols["read_bytes_per_s"]) + np.nan_to_num(cols["write_bytes_per_s"])
+        col.add(t, cols)
+        for k in keys:
+            del rows[k]
+        del order[: len(keys)]
+
+    for first, text in read_chunks(path, progress):
+        for i, raw in enumerate(text.splitlines()):
+            line = raw.strip()
+            if not line:
+                continue
+            if line.startswith("Linux "):
+                parts = line.split()
+                host = parts[2].strip("()") if len(parts) > 2 else None
+                continue
+            if line.startswith("#"):
+                header = line[1:].split()
+                if not header or header[0] != "Time" or "PID" not in header:
+                    raise ParseError(filename, first + i, f"a pidstat header '# Time UID PID ...', got {line[:80]!r}")
+                seen_header = True
+                continue
+            if line.startswith("Average:"):
+                continue
+            tokens = line.split()
+            if header is None:
+                if tokens and _CLOCK.match(tokens[0]) and "PID" in tokens:
+                    header = ["Time"] + tokens[1:] if tokens[1] not in ("AM", "PM") else ["Time"] + tokens[2:]
+                    seen_header = True
+                    continue
+                raise ParseError(filename, first + i, "a pidstat header ('# Time UID PID %usr ...' from -h, "
+                                                      f"or 'HH:MM:SS UID PID ...') before data, got {line[:80]!r}")
+            if len(tokens) > 1 and tokens[1] in ("AM", "PM"):
+                hh, rest_ = tokens[0], tokens[2:]
+                h = int(hh[:2]) % 12 + (12 if tokens[1] == "PM" else 0)
+                tokens = [f"{h:02d}{hh[2:]}"] + rest_
+            if not _CLOCK.match(tokens[0]) and not tokens[0].isdigit():
+                # a repeated column header without '#' (pidstat without -h)
+                if "PID" in tokens:
+                    header = ["Time"] + tokens[1:]
+                    continue
+                raise ParseError(filename, first + i, f"a time HH:MM:SS or Unix seconds first, got {tokens[0]!r}")
+            if len(tokens) < len(header):
+                raise ParseError(filename, first + i, f"{len(header)} columns ({' '.join(header)}), got {len(tokens)}")
+            values = dict(zip(header, tokens))
+            m = _CLOCK.match(tokens[0])
+            if m:
+                clock = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+                if clock + 43200 < prev_clock:
+                    day += 86400.0
+                prev_clock = clock
+                t = clock + day
+            else:
+                t = float(tokens[0])
+            row = rows.get(t)
+            if row is None:
+                row = rows[t] = {}
+                order.append(t)
+            pid = values.get("PID")
+            for src, (dst, factor) in _PIDSTAT.items():
+                if src in values:
+                    try:
+                        v = float(values[src]) * factor
+                    except ValueError:
+                        raise ParseError(filename, first + i, f"a number in column {src}, got {values[src]!r}") from None
+                    key = (dst, pid)
+                    # the same PID at the same time from another section: keep it once; other PIDs add up
+                    if key not in row.setdefault("_seen", set()):
+                        row["_seen"].add(key)
+                        row[dst] = row.get(dst, 0.0) + v
+        if len(order) > 1:
+            flush(keep_last=True)
+    if not seen_header:
+        raise ParseError(filename, None, "pidstat output with a '# Time UID PID ...' header; none found")
+    flush(keep_last=False)
+    return col.finish("pidstat", filename, {"host": host, "columns": header or []})
