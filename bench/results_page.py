@@ -1,0 +1,84 @@
+"""Server time of the demo scenario's results page: p50/p95/max over N requests with Django's test client.
+
+Prepares the demo scenario (chiles-epoch1 on pleiades, magnus and aws-sydney, replications run in-process),
+then times the first (uncached) render and N cached renders of ``/scenarios/<id>/``.  Target: p95 < 300 ms.
+
+    DATABASE_URL=postgres://... .venv/bin/python bench/results_page.py --requests 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "apps.settings")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=50)
+    parser.add_argument("--target-ms", type=float, default=300.0)
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test import Client
+    from django.test.utils import get_runner, setup_test_environment
+
+    setup_test_environment()
+    runner = get_runner(settings)(verbosity=0, interactive=False)
+    old = runner.setup_databases()  # a throwaway test database, never the real one
+    try:
+        from apps.core.catalogue import load_catalogue
+        from apps.scenarios.models import Scenario
+        from apps.scenarios.services import create_demo_scenario, execute_replication, run_scenario
+
+        call_command("migrate", verbosity=0)
+        load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+        user = get_user_model().objects.create_user(username="bench", password="bench-password")
+        scenario = create_demo_scenario(user=user)
+        run_scenario(scenario)
+        started = time.perf_counter()
+        for run in scenario.runs():
+            for rep in run.replication_set.all():
+                execute_replication(str(run.id), rep.index)
+        simulate_s = time.perf_counter() - started
+        Scenario.objects.filter(pk=scenario.pk).update(results_cache=None)
+
+        client = Client()
+        client.force_login(user)
+        url = scenario.get_absolute_url()
+        t0 = time.perf_counter()
+        response = client.get(url)
+        cold_ms = 1000 * (time.perf_counter() - t0)
+        assert response.status_code == 200, response.status_code
+        times = []
+        for _ in range(args.requests):
+            t0 = time.perf_counter()
+            response = client.get(url)
+            times.append(1000 * (time.perf_counter() - t0))
+            assert response.status_code == 200
+        times.sort()
+        p95 = times[min(len(times) - 1, int(round(0.95 * len(times))) - 1)]
+        print(f"demo scenario: {len(scenario.runs())} platforms x {scenario.replications} replications "
+              f"simulated in-process in {simulate_s:.2f} s")
+        print(f"results page {url}: {len(response.content) / 1024:.0f} KiB")
+        print(f"first render (computes and caches the results): {cold_ms:.1f} ms")
+        print(f"cached renders over {len(times)} requests: p50 {statistics.median(times):.1f} ms, "
+              f"p95 {p95:.1f} ms, max {times[-1]:.1f} ms (target p95 < {args.target_ms:.0f} ms)")
+        return 0 if p95 < args.target_ms else 1
+    finally:
+        runner.teardown_databases(old)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
