@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "apps.scenarios",
     "apps.benchmarks",
     "apps.scoring",
+    "apps.profiles",
 ]
 
 MIDDLEWARE = [
@@ -112,6 +113,7 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 MEDIA_ROOT = Path(env_str("SKYPLAN_MEDIA_ROOT", str(VAR_DIR / "media")))
+SKYPLAN_PROFILE_MAX_BYTES = env_int("SKYPLAN_PROFILE_MAX_BYTES", 2 * 1024**3)  # profile upload limit per file
 
 # Celery: JSON only, time limits, late acks (see apps/celery.py).
 _broker = env_str("CELERY_BROKER_URL", "")

@@ -17,5 +17,6 @@ urlpatterns = [
     path("", include("apps.scenarios.urls")),
     path("scoring/", include("apps.scoring.urls")),
     path("benchmarks/", include("apps.benchmarks.urls")),
+    path("profiles/", include("apps.profiles.urls")),
     path("admin/", admin.site.urls),
 ]

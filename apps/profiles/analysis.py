@@ -138,7 +138,7 @@ def _phases(t: np.ndarray, cpu_cores: np.ndarray | None, seq: np.ndarray, rand: 
     starts = segment(np.column_stack(cols))
     ends = starts[1:] + [len(t)]
     phases = []
-    for a, b in zip(starts, ends):
+    for a, b in zip(starts, ends, strict=False):
         c = float(np.nanmean(cpu_cores[a:b])) if knows_cpu else None
         s, r, i = float(np.nanmean(seq[a:b])), float(np.nanmean(rand[a:b])), float(np.nanmean(io[a:b]))
         share = 0.0
@@ -232,8 +232,8 @@ def _strace(parsed: Parsed) -> dict[str, Any]:
     seq = per_s[0] + per_s[2]
     rand = per_s[1] + per_s[3]
     phases = _phases(t, None, seq, rand, seq + rand, ops_s[1] + ops_s[3], ops_s[0] + ops_s[2], 1.0)
-    bytes_ = dict(zip(CLASSES, a["bytes"]))
-    ops = dict(zip(CLASSES, a["ops"]))
+    bytes_ = dict(zip(CLASSES, a["bytes"], strict=False))
+    ops = dict(zip(CLASSES, a["ops"], strict=False))
     total = seq + rand
     active = total[total > IDLE_IO_SHARE * total.max()] if total.max() > 0 else np.array([])
     read_b, write_b = bytes_["seq_read"] + bytes_["rand_read"], bytes_["seq_write"] + bytes_["rand_write"]
@@ -245,7 +245,7 @@ def _strace(parsed: Parsed) -> dict[str, Any]:
         "cpu_pct_p90": None,
         "bytes": bytes_,
         "ops": ops,
-        "busy_s": dict(zip(CLASSES, a["busy_s"])),
+        "busy_s": dict(zip(CLASSES, a["busy_s"], strict=False)),
         "consecutive_ops": a["consecutive_ops"],
         "read_bytes": read_b,
         "write_bytes": write_b,
@@ -260,9 +260,9 @@ def _strace(parsed: Parsed) -> dict[str, Any]:
     return {
         "kind": "strace", "summary": summary, "phases": phases,
         "series": {c: series[c].tolist() for c in series.columns},
-        "histograms": {"size_bins": a["size_bins"], "size_hist": dict(zip(CLASSES, a["size_hist"])),
-                       "iat_bins": a["iat_bins"], "iat_hist": dict(zip(CLASSES, a["iat_hist"])),
-                       "iat_zero": dict(zip(CLASSES, a["iat_zero"]))},
+        "histograms": {"size_bins": a["size_bins"], "size_hist": dict(zip(CLASSES, a["size_hist"], strict=False)),
+                       "iat_bins": a["iat_bins"], "iat_hist": dict(zip(CLASSES, a["iat_hist"], strict=False)),
+                       "iat_zero": dict(zip(CLASSES, a["iat_zero"], strict=False))},
         "syscalls": m.get("syscalls", {}),
     }
 

@@ -123,7 +123,7 @@ def _bad_row(filename: str, text: str, first_line: int, ncols: int, numeric: lis
         fields = line.split(",")
         if len(fields) != ncols:
             return ParseError(filename, first_line + i, f"{ncols} comma-separated fields ({what}), got {len(fields)}")
-        for value, is_num, col in zip(fields, numeric, range(ncols)):
+        for value, is_num, col in zip(fields, numeric, range(ncols), strict=False):
             if not is_num:
                 continue
             try:
@@ -344,7 +344,7 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
                 raise ParseError(filename, first + i, f"a time HH:MM:SS or Unix seconds first, got {tokens[0]!r}")
             if len(tokens) < len(header):
                 raise ParseError(filename, first + i, f"{len(header)} columns ({' '.join(header)}), got {len(tokens)}")
-            values = dict(zip(header, tokens))
+            values = dict(zip(header, tokens, strict=False))
             m = _CLOCK.match(tokens[0])
             if m:
                 clock = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))

@@ -1,0 +1,120 @@
+"""Stage demands from profiles, and the fitted overhead that closes the gap to the measured time.
+
+Plain Python, no Django.  :func:`derive_demands` reads stored analyses of one run (a strace
+for the access pattern, per-second samples for CPU and memory; either alone works with what it
+has) and returns stage facts in base units with a note per fact.  :func:`fit_overhead` takes a
+function simulating one task of the stage on the attached platform and returns the fixed
+overhead that makes the simulated duration equal the measured one (never negative), the one
+fitted parameter of the calibration.
+
+From samples alone reads and writes are all counted as sequential (the CHILES tracer's CSV
+does not even split reads from writes: its bytes count as reads).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ["Derived", "derive_demands", "fit_overhead", "measured_duration", "tier_facts_from_fio", "DEMAND_FACTS"]
+
+#: the WorkloadStage facts a calibration sets
+DEMAND_FACTS = ("seq_read_bytes", "seq_write_bytes", "random_read_ops", "random_write_ops", "random_op_bytes",
+                "cpu_seconds", "usable_threads", "peak_memory", "overhead")
+
+
+@dataclass
+class Derived:
+    """Derived stage facts (base units), a note per fact, and the measured task duration."""
+
+    facts: dict[str, float] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    measured_s: float = 0.0
+    sources: list[str] = field(default_factory=list)
+
+
+def measured_duration(analyses: list[dict]) -> float:
+    """The task's measured wall time: the strace's span when there is one (microsecond stamps),
+    otherwise the samples' span."""
+    strace = [a for a in analyses if a.get("kind") == "strace"]
+    pick = strace or [a for a in analyses if a.get("kind") == "samples"]
+    if not pick:
+        raise ValueError("calibration needs a strace or a per-second samples profile")
+    return float(max(a["summary"]["duration_s"] for a in pick))
+
+
+def derive_demands(analyses: list[dict]) -> Derived:
+    """Stage facts from the analyses of one run (see the module docstring)."""
+    strace = next((a for a in analyses if a.get("kind") == "strace"), None)
+    samples = next((a for a in analyses if a.get("kind") == "samples"), None)
+    if strace is None and samples is None:
+        raise ValueError("calibration needs a strace or a per-second samples profile")
+    out = Derived(measured_s=measured_duration(analyses))
+    f, n = out.facts, out.notes
+    if strace is not None:
+        s = strace["summary"]
+        b, ops = s["bytes"], s["ops"]
+        f["seq_read_bytes"] = float(b["seq_read"])
+        f["seq_write_bytes"] = float(b["seq_write"])
+        f["random_read_ops"] = float(ops["rand_read"])
+        f["random_write_ops"] = float(ops["rand_write"])
+        rand_ops = ops["rand_read"] + ops["rand_write"]
+        if rand_ops:
+            f["random_op_bytes"] = (b["rand_read"] + b["rand_write"]) / rand_ops
+        n.update({
+            "seq_read_bytes": "bytes of sequential and consecutive reads in the strace",
+            "seq_write_bytes": "bytes of sequential and consecutive writes in the strace",
+            "random_read_ops": "random reads counted in the strace",
+            "random_write_ops": "random writes counted in the strace",
+            "random_op_bytes": "mean size of the strace's random requests",
+        })
+    elif samples is not None:
+        s = samples["summary"]
+        read = float(s.get("read_bytes") or 0.0)
+        write = float(s.get("write_bytes") or 0.0)
+        if read + write == 0 and s.get("io_bytes"):
+            read = float(s["io_bytes"])
+        f["seq_read_bytes"], f["seq_write_bytes"] = read, write
+        f["random_read_ops"] = f["random_write_ops"] = 0.0
+        n["seq_read_bytes"] = "bytes read per the per-second samples (pattern unknown without a strace: counted sequential)"
+        n["seq_write_bytes"] = "bytes written per the per-second samples (counted sequential)"
+        n["random_read_ops"] = n["random_write_ops"] = "no strace: random operations unknown, set to 0"
+    if samples is not None:
+        s = samples["summary"]
+        f["cpu_seconds"] = float(s["cpu_seconds"])
+        f["usable_threads"] = float(max(1, int(s.get("usable_threads") or 1)))
+        if s.get("peak_memory_bytes"):
+            f["peak_memory"] = float(s["peak_memory_bytes"])
+        n["cpu_seconds"] = "user + kernel CPU integrated over the per-second samples"
+        n["usable_threads"] = "95th percentile of busy-second CPU use, in cores (rounded)"
+        n["peak_memory"] = "peak resident set size in the samples"
+    out.sources = [a.get("name", "") for a in analyses]
+    return out
+
+
+def fit_overhead(measured_s: float, simulate: Callable[[float], float]) -> tuple[float, float, float]:
+    """The overhead (s) making ``simulate(overhead)`` match ``measured_s``.
+
+    Returns ``(overhead, simulated_without, simulated_with)``.  The simulator's task time
+    grows one-for-one with the overhead, so one correction step is exact; a second pass
+    checks it.  A model already slower than the measurement keeps overhead 0."""
+    without = simulate(0.0)
+    overhead = max(0.0, measured_s - without)
+    with_ = simulate(overhead) if overhead > 0 else without
+    if overhead > 0 and abs(with_ - measured_s) > 1e-6 * max(1.0, measured_s):
+        overhead = max(0.0, overhead + (measured_s - with_))
+        with_ = simulate(overhead)
+    return overhead, without, with_
+
+
+def tier_facts_from_fio(analysis: dict, scope: str) -> dict[str, float]:
+    """Storage-tier facts a fio analysis measured; one host measures one client, so a shared
+    tier gets its per-client facts, a per-node or per-volume tier its own."""
+    tier = (analysis.get("summary") or {}).get("tier") or {}
+    per_client = scope == "shared"
+    names = {"read_bw": "read_bw_per_client" if per_client else "read_bw",
+             "write_bw": "write_bw_per_client" if per_client else "write_bw",
+             "iops": "iops_per_client" if per_client else "iops",
+             "latency": "latency"}
+    return {names[k]: float(v) for k, v in tier.items() if v is not None and math.isfinite(v) and v > 0}

@@ -1,0 +1,63 @@
+"""Forms of the profile pages: upload, calibrate a stage, measure a tier."""
+
+from __future__ import annotations
+
+from django import forms
+
+from apps.platforms.models import Platform, StorageTier
+from apps.profiles.models import Profile
+from apps.profiles.parsers import FORMAT_LABELS
+from apps.workloads.models import WorkloadStage
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"id": "profile-files"}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, (list, tuple)):
+            return [single(d, initial) for d in data]
+        return [single(data, initial)]
+
+
+def _stage_choices():
+    return WorkloadStage.objects.select_related("workload").order_by("workload__name", "order")
+
+
+class UploadForm(forms.Form):
+    files = MultipleFileField(label="Profile files", help_text="one or more files; drag them here or choose them")
+    format = forms.ChoiceField(choices=list(FORMAT_LABELS.items()), initial="auto")
+    platform = forms.ModelChoiceField(Platform.objects.all(), required=False, to_field_name="slug",
+                                      help_text="where the profiled run ran (optional)")
+    stage = forms.ModelChoiceField(_stage_choices(), required=False, help_text="the workload stage it profiles (optional)")
+
+
+class CalibrateForm(forms.Form):
+    stage = forms.ModelChoiceField(_stage_choices(), help_text="the workload stage this run is one task of")
+    platform = forms.ModelChoiceField(Platform.objects.all(), to_field_name="slug", help_text="where it ran")
+    node_type = forms.CharField(required=False, help_text="node type name (default: the platform's first)")
+    storage_tier = forms.CharField(required=False, help_text="storage tier name (default: the platform's first)")
+    companion = forms.ModelChoiceField(Profile.objects.exclude(kind=Profile.Kind.FIO), required=False,
+                                       help_text="another profile of the same run (a strace with a samples file)")
+
+    def __init__(self, *args, profile: Profile | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if profile is not None:
+            self.fields["companion"].queryset = (Profile.objects.exclude(kind=Profile.Kind.FIO)
+                                                 .exclude(kind=profile.kind).exclude(pk=profile.pk))
+            if profile.stage_id:
+                self.fields["stage"].initial = profile.stage_id
+            if profile.platform_id:
+                self.fields["platform"].initial = profile.platform.slug
+
+
+class TierForm(forms.Form):
+    tier = forms.ModelChoiceField(StorageTier.objects.select_related("platform").order_by("platform__name", "name"),
+                                  help_text="the storage tier fio measured")
+    host = forms.CharField(max_length=255, help_text="the host fio ran on")

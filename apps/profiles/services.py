@@ -1,0 +1,282 @@
+"""Profile workflows: import (parse + analyse + save, all or nothing), calibrate a stage, apply fio to a tier.
+
+Each function owns its transaction.  An import writes its progress while parsing and stops
+at the next chunk when cancelled; only a complete parse and analysis creates a Profile, in
+one transaction, so a failed or cancelled import leaves nothing behind but its error.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import socket
+import time
+import uuid
+from datetime import date
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.profiles import adapters
+from apps.profiles.analysis import analyse
+from apps.profiles.calibration import DEMAND_FACTS, derive_demands, fit_overhead, tier_facts_from_fio
+from apps.profiles.models import Calibration, Profile, ProfileImport, Status, TierMeasurement
+from apps.profiles.parsers import FORMATS, Cancelled, ParseError, parse
+
+__all__ = [
+    "InvalidRequest", "store_upload", "create_import", "dispatch_import", "execute_import", "cancel_import",
+    "import_file", "calibrate", "apply_calibration", "measure_tier", "apply_tier_measurement",
+    "PROGRESS_INTERVAL_S",
+]
+
+log = logging.getLogger(__name__)
+
+#: how often a running import writes its progress and looks for a cancel (seconds)
+PROGRESS_INTERVAL_S = 0.5
+UPLOAD_DIR = "profiles/uploads"
+
+
+class InvalidRequest(ValueError):
+    """The request cannot be carried out; the message says why."""
+
+
+def _media(rel: str) -> Path:
+    return Path(settings.MEDIA_ROOT) / rel
+
+
+def store_upload(source: Path | str, filename: str, *, move: bool = False) -> tuple[str, int]:
+    """Put an uploaded (or local) file under MEDIA_ROOT; returns its relative path and size."""
+    rel = f"{UPLOAD_DIR}/{uuid.uuid4().hex}/{Path(filename).name or 'profile'}"
+    dest = _media(rel)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if move:
+        shutil.move(str(source), dest)
+    else:
+        shutil.copyfile(source, dest)
+    return rel, dest.stat().st_size
+
+
+def create_import(*, upload_path: str, filename: str, size_bytes: int, fmt: str = "auto", user=None,
+                  platform=None, stage=None) -> ProfileImport:
+    if fmt != "auto" and fmt not in FORMATS:
+        raise InvalidRequest(f"format: one of auto, {', '.join(FORMATS)}")
+    return ProfileImport.objects.create(filename=filename, format=fmt, upload_path=upload_path, size_bytes=size_bytes,
+                                        platform=platform, stage=stage, created_by=user)
+
+
+def dispatch_import(job: ProfileImport) -> None:
+    from apps.profiles.tasks import import_profile
+
+    result = import_profile.delay(str(job.pk))
+    ProfileImport.objects.filter(pk=job.pk).update(task_id=result.id)
+
+
+def _progress_writer(job_id):
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_INTERVAL_S and done < total:
+            return
+        last[0] = now
+        # parsing is ~95 % of the work; analysis and saving the rest
+        ProfileImport.objects.filter(pk=job_id).update(progress=0.95 * done / max(total, 1))
+        if ProfileImport.objects.filter(pk=job_id, cancel_requested=True).exists():
+            raise Cancelled()
+
+    return progress
+
+
+def _finish(job: ProfileImport, status: str, **fields) -> None:
+    ProfileImport.objects.filter(pk=job.pk).update(status=status, finished_at=timezone.now(), **fields)
+
+
+def _discard_upload(job: ProfileImport) -> None:
+    path = _media(job.upload_path)
+    try:
+        path.unlink(missing_ok=True)
+        path.parent.rmdir()
+    except OSError:
+        pass
+
+
+def execute_import(job_id) -> str:
+    """Parse, analyse and save one import; returns its final status.  Safe to call twice."""
+    with transaction.atomic():
+        job = ProfileImport.objects.select_for_update().get(pk=job_id)
+        if job.is_finished:
+            return job.status
+        if job.cancel_requested:
+            _finish(job, Status.CANCELLED)
+            _discard_upload(job)
+            return Status.CANCELLED
+        job.status, job.started_at, job.worker = Status.RUNNING, timezone.now(), socket.gethostname()
+        job.save(update_fields=["status", "started_at", "worker"])
+    try:
+        parsed = parse(_media(job.upload_path), job.format, filename=job.filename, progress=_progress_writer(job.pk))
+        analysis = analyse(parsed)
+        analysis["name"] = job.filename
+        with transaction.atomic():
+            job = ProfileImport.objects.select_for_update().get(pk=job.pk)
+            if job.cancel_requested:
+                raise Cancelled()
+            profile = Profile.objects.create(
+                name=job.filename, format=parsed.format, kind=parsed.kind, size_bytes=job.size_bytes,
+                file=job.upload_path, host=str(parsed.meta.get("host") or ""), duration_s=analysis["summary"].get("duration_s"),
+                summary=analysis["summary"], analysis=analysis, platform=job.platform, stage=job.stage,
+                created_by=job.created_by,
+            )
+            job.profile = profile
+            job.status, job.progress, job.finished_at = Status.SUCCEEDED, 1.0, timezone.now()
+            job.save(update_fields=["profile", "status", "progress", "finished_at"])
+        return Status.SUCCEEDED
+    except ParseError as exc:
+        _finish(job, Status.FAILED, error=str(exc), error_line=exc.line)
+    except Cancelled:
+        _finish(job, Status.CANCELLED)
+    except Exception as exc:  # a parser bug must not leave the job running forever
+        log.exception("profile import %s failed", job.pk)
+        _finish(job, Status.FAILED, error=f"{job.filename}: could not be analysed ({type(exc).__name__}: {exc})")
+    _discard_upload(job)
+    return ProfileImport.objects.values_list("status", flat=True).get(pk=job.pk)
+
+
+def cancel_import(job: ProfileImport) -> bool:
+    """Ask a queued or running import to stop; False when it had already finished."""
+    with transaction.atomic():
+        job = ProfileImport.objects.select_for_update().get(pk=job.pk)
+        if job.is_finished:
+            return False
+        job.cancel_requested = True
+        job.save(update_fields=["cancel_requested"])
+        if job.status == Status.QUEUED:
+            _finish(job, Status.CANCELLED)
+            _discard_upload(job)
+    return True
+
+
+def import_file(path: Path | str, *, fmt: str = "auto", user=None, platform=None, stage=None,
+                filename: str | None = None) -> ProfileImport:
+    """Import a local file now, in this process (the command line's path); returns the finished job."""
+    filename = filename or Path(path).name
+    rel, size = store_upload(path, filename)
+    job = create_import(upload_path=rel, filename=filename, size_bytes=size, fmt=fmt, user=user, platform=platform,
+                        stage=stage)
+    execute_import(job.pk)
+    job.refresh_from_db()
+    return job
+
+
+# --- calibration -------------------------------------------------------------------------------------
+
+def calibrate(*, profiles: list[Profile], stage, platform, node_type: str | None = None, tier: str | None = None,
+              user=None) -> Calibration:
+    """Derive the stage's demands from ``profiles`` (one run), fit the overhead on ``platform``, save the result."""
+    if not profiles:
+        raise InvalidRequest("choose at least one profile")
+    kinds = [p.kind for p in profiles]
+    if any(k == Profile.Kind.FIO for k in kinds):
+        raise InvalidRequest("a fio profile measures a storage tier, not a stage: apply it to a tier instead")
+    if len(set(kinds)) != len(kinds):
+        raise InvalidRequest("profiles of one run: at most one strace and one per-second samples file")
+    default_nt, default_tier = adapters.default_node_and_tier(platform)
+    node_type = node_type or default_nt
+    tier = tier or default_tier
+    if node_type is None:
+        raise InvalidRequest(f"{platform.name} has no node type to run the task on")
+    spec = adapters.platform_spec(platform)
+    try:
+        spec.node_type(node_type)
+        if tier is not None:
+            spec.storage_tier(tier)
+    except KeyError as exc:
+        raise InvalidRequest(str(exc).strip("'\"")) from None
+    analyses = [dict(p.analysis, name=p.name) for p in profiles]
+    try:
+        derived = derive_demands(analyses)
+    except ValueError as exc:
+        raise InvalidRequest(str(exc)) from None
+    before = adapters.stage_facts(stage)
+    facts = {**before, **derived.facts}
+    facts.pop("overhead", None)
+
+    def sim(overhead: float) -> float:
+        return adapters.simulate_stage_task(spec, stage.name, {**facts, "overhead": overhead}, node_type=node_type,
+                                            tier=tier)
+
+    overhead, _without, after = fit_overhead(derived.measured_s, sim)
+    facts["overhead"] = overhead
+    notes = dict(derived.notes)
+    notes["overhead"] = (f"fitted: measured {derived.measured_s:.3f} s minus the simulated task without overhead "
+                         f"({_without:.3f} s) on {platform.slug}/{node_type}/{tier}")
+    sim_before = adapters.simulate_stage_task(spec, stage.name, before, node_type=node_type, tier=tier)
+    ids = ", ".join(f"{p.pk} ({p.name})" for p in profiles)
+    method = (f"fitted from profile {ids}: demands measured in the profile, overhead fitted so one task on "
+              f"{platform.slug} ({node_type}, {tier or 'no storage tier'}) takes the measured {derived.measured_s:.3f} s")
+    with transaction.atomic():
+        cal = Calibration.objects.create(
+            stage=stage, platform=platform, node_type=node_type, storage_tier=tier or "", demands=facts, notes=notes,
+            before=before, measured_s=derived.measured_s, simulated_before_s=sim_before, simulated_after_s=after,
+            method=method, created_by=user,
+        )
+        cal.profiles.set(profiles)
+    return cal
+
+
+def apply_calibration(cal: Calibration) -> None:
+    """Write the calibration's demands onto its workload stage, each with provenance "fitted from profile P"."""
+    with transaction.atomic():
+        stage = type(cal.stage).objects.select_for_update().get(pk=cal.stage_id)
+        prov = dict(stage.provenance or {})
+        for name in DEMAND_FACTS:
+            if name not in cal.demands:
+                continue
+            setattr(stage, name, cal.demands[name])
+            prov[name] = {"kind": "fitted", "method": f"{cal.method}; {name}: {cal.notes.get(name, '')}".strip()}
+        stage.provenance = prov
+        stage.full_clean()
+        stage.save()
+        cal.applied_at = timezone.now()
+        cal.save(update_fields=["applied_at"])
+
+
+def measure_tier(profile: Profile, tier, *, host: str | None = None, when: date | None = None,
+                 user=None) -> TierMeasurement:
+    """What a fio profile measured for ``tier`` (not applied yet)."""
+    if profile.kind != Profile.Kind.FIO:
+        raise InvalidRequest("only a fio profile measures a storage tier")
+    values = tier_facts_from_fio(profile.analysis, tier.scope)
+    if not values:
+        raise InvalidRequest("the fio run measured no bandwidth or IOPS")
+    when = when or _fio_date(profile) or profile.created_at.date()
+    host = (host or profile.host or "").strip()
+    if not host:
+        raise InvalidRequest("host: name the host fio ran on")
+    before = {k: getattr(tier, k) for k in values}
+    return TierMeasurement.objects.create(profile=profile, tier=tier, host=host, date=when, values=values,
+                                          before=before, created_by=user)
+
+
+def _fio_date(profile: Profile) -> date | None:
+    stamp = (profile.analysis.get("meta") or {}).get("timestamp")
+    if isinstance(stamp, (int, float)):
+        return timezone.datetime.fromtimestamp(stamp, tz=timezone.get_current_timezone()).date()
+    return None
+
+
+def apply_tier_measurement(m: TierMeasurement) -> None:
+    """Write fio's figures onto the tier with provenance "measured on host H at date D with fio"."""
+    with transaction.atomic():
+        tier = type(m.tier).objects.select_for_update().get(pk=m.tier_id)
+        prov = dict(tier.provenance or {})
+        for name, value in m.values.items():
+            setattr(tier, name, value)
+            prov[name] = {"kind": "measurement", "host": m.host, "date": m.date.isoformat(),
+                          "note": f"with fio (profile {m.profile_id}, {m.profile.name})"}
+        tier.provenance = prov
+        tier.full_clean()
+        tier.save()
+        m.applied_at = timezone.now()
+        m.save(update_fields=["applied_at"])

@@ -1,0 +1,17 @@
+"""Thin Celery tasks: take IDs, call a service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from apps.profiles.services import execute_import
+
+__all__ = ["import_profile"]
+
+
+@shared_task(name="profiles.import_profile", acks_late=True, time_limit=3 * 3600, soft_time_limit=3 * 3600 - 60,
+             autoretry_for=(OperationalError,), retry_backoff=1, max_retries=5)
+def import_profile(job_id: str) -> str:
+    """Parse, analyse and save the profile of import ``job_id``; returns its status."""
+    return execute_import(job_id)

@@ -1,0 +1,166 @@
+"""Profile pages: upload (browser and JSON), import progress and cancel, a profile's analysis, calibration."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.core.files.uploadhandler import TemporaryFileUploadHandler
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import filesizeformat
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django.views.decorators.http import require_POST
+
+from apps.profiles import charts, services
+from apps.profiles.analysis import BOUND_LABELS
+from apps.profiles.forms import CalibrateForm, TierForm, UploadForm
+from apps.profiles.models import Calibration, Profile, ProfileImport, TierMeasurement
+from apps.profiles.uploads import LimitedUploadHandler, max_upload_bytes
+
+
+def _wants_json(request) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@csrf_exempt
+def profile_list(request):
+    """The profile list and the upload form; uploads stream to disk through the size-limited handler."""
+    if request.method == "POST":
+        request.upload_handlers = [LimitedUploadHandler(request), TemporaryFileUploadHandler(request)]
+    return _profile_list(request)
+
+
+@csrf_protect
+def _profile_list(request):
+    form = UploadForm(request.POST or None, request.FILES or None)
+    too_large = getattr(request, "too_large", [])
+    if request.method == "POST":
+        jobs, errors = [], [f"{name}: larger than the {filesizeformat(max_upload_bytes())} limit" for name in too_large]
+        if form.is_valid():
+            for f in form.cleaned_data["files"]:
+                jobs.append(_start_import(request, f, form.cleaned_data))
+        elif not too_large:
+            errors += [f"{k}: {' '.join(v)}" for k, v in form.errors.items()]
+        if _wants_json(request):
+            return JsonResponse({"imports": [{"id": str(j.pk), "filename": j.filename, "url": j.get_absolute_url()}
+                                             for j in jobs], "errors": errors}, status=202 if jobs else 400)
+        for e in errors:
+            messages.error(request, e)
+        if len(jobs) == 1 and not errors:
+            return redirect(jobs[0])
+        if jobs:
+            messages.info(request, f"{len(jobs)} files are being imported.")
+            return redirect("profiles:list")
+    context = {
+        "form": form,
+        "profiles": Profile.objects.select_related("platform", "stage__workload")[:100],
+        "imports": ProfileImport.objects.exclude(status="succeeded")[:20],
+        "max_bytes": max_upload_bytes(),
+    }
+    return render(request, "profiles/list.html", context, status=400 if request.method == "POST" else 200)
+
+
+def _start_import(request, uploaded, data) -> ProfileImport:
+    rel, size = services.store_upload(uploaded.temporary_file_path(), uploaded.name, move=True)
+    job = services.create_import(upload_path=rel, filename=uploaded.name, size_bytes=size, fmt=data["format"],
+                                 user=request.user, platform=data.get("platform"), stage=data.get("stage"))
+    services.dispatch_import(job)
+    return job
+
+
+def import_detail(request, job_id):
+    job = get_object_or_404(ProfileImport, pk=job_id)
+    if job.profile_id and job.status == "succeeded" and not _wants_json(request):
+        return redirect(job.profile)
+    return render(request, "profiles/import.html", {"job": job})
+
+
+def import_status(request, job_id):
+    job = get_object_or_404(ProfileImport, pk=job_id)
+    return JsonResponse({"status": job.status, "progress": round(job.progress, 4), "error": job.error,
+                         "error_line": job.error_line, "finished": job.is_finished,
+                         "profile_url": job.profile.get_absolute_url() if job.profile_id else None})
+
+
+@require_POST
+def import_cancel(request, job_id):
+    job = get_object_or_404(ProfileImport, pk=job_id)
+    if services.cancel_import(job):
+        messages.info(request, f"Import of {job.filename} cancelled.")
+    else:
+        messages.info(request, f"The import had already {job.status}.")
+    return redirect(job)
+
+
+def profile_detail(request, profile_id):
+    profile = get_object_or_404(Profile.objects.select_related("platform", "stage__workload"), pk=profile_id)
+    figures = {name: json.loads(fig) for name, fig in charts.profile_figures(profile.analysis).items()}
+    context = {
+        "profile": profile, "a": profile.analysis, "s": profile.summary, "figures": figures,
+        "bound_labels": BOUND_LABELS,
+        "calibrate_form": CalibrateForm(profile=profile) if profile.kind != Profile.Kind.FIO else None,
+        "tier_form": TierForm(initial={"host": profile.host}) if profile.kind == Profile.Kind.FIO else None,
+        "calibrations": profile.calibrations.select_related("stage__workload", "platform"),
+        "measurements": profile.tier_measurements.select_related("tier__platform"),
+    }
+    return render(request, "profiles/detail.html", context)
+
+
+@require_POST
+def profile_calibrate(request, profile_id):
+    profile = get_object_or_404(Profile, pk=profile_id)
+    form = CalibrateForm(request.POST, profile=profile)
+    if form.is_valid():
+        d = form.cleaned_data
+        chosen = [profile] + ([d["companion"]] if d.get("companion") else [])
+        try:
+            cal = services.calibrate(profiles=chosen, stage=d["stage"], platform=d["platform"],
+                                     node_type=d["node_type"] or None, tier=d["storage_tier"] or None, user=request.user)
+        except services.InvalidRequest as exc:
+            messages.error(request, f"Calibration: {exc}")
+        else:
+            return redirect(cal)
+    else:
+        messages.error(request, "Calibration: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+    return redirect(profile)
+
+
+def calibration_detail(request, cal_id):
+    cal = get_object_or_404(Calibration.objects.select_related("stage__workload", "platform"), pk=cal_id)
+    rows = [{"name": k, "before": cal.before.get(k), "after": cal.demands.get(k), "note": cal.notes.get(k, "")}
+            for k in cal.demands]
+    figure = json.loads(charts.calibration_figure(cal.measured_s, cal.simulated_before_s, cal.simulated_after_s))
+    return render(request, "profiles/calibration.html", {"cal": cal, "rows": rows, "figure": figure,
+                                                         "profiles": cal.profiles.all()})
+
+
+@require_POST
+def calibration_apply(request, cal_id):
+    cal = get_object_or_404(Calibration, pk=cal_id)
+    services.apply_calibration(cal)
+    messages.info(request, f"Applied the derived demands to {cal.stage}.")
+    return redirect(cal)
+
+
+@require_POST
+def profile_measure_tier(request, profile_id):
+    profile = get_object_or_404(Profile, pk=profile_id)
+    form = TierForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        return redirect(profile)
+    try:
+        m = services.measure_tier(profile, form.cleaned_data["tier"], host=form.cleaned_data["host"], user=request.user)
+        services.apply_tier_measurement(m)
+    except services.InvalidRequest as exc:
+        messages.error(request, str(exc))
+        return redirect(profile)
+    messages.info(request, f"{m.tier}: " + ", ".join(f"{k} = {v:.4g}" for k, v in m.values.items())
+                  + f" (measured on host {m.host} at {m.date} with fio).")
+    return redirect(profile)
+
+
+def measurement_list(request):
+    rows = TierMeasurement.objects.select_related("tier__platform", "profile")[:100]
+    return render(request, "profiles/measurements.html", {"rows": rows})

@@ -1,0 +1,78 @@
+"""Each format parses the real sample files; auto-detection picks the right parser."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.profiles.parsers import detect_format, parse
+
+FILES = {
+    "seq_read.strace": "strace",
+    "rand_read.strace": "strace",
+    "seq_write.strace": "strace",
+    "seq_read.pidstat.txt": "pidstat",
+    "rand_read.pidstat.txt": "pidstat",
+    "seq_read.skyplan.csv": "skyplan_csv",
+    "rand_read.skyplan.csv": "skyplan_csv",
+    "seq_read.chiles.csv": "chiles_csv",
+    "rand_read.chiles.csv": "chiles_csv",
+    "fio_local.json": "fio",
+}
+
+
+@pytest.mark.parametrize("name,fmt", FILES.items())
+def test_it_detects_each_sample_format(samples, name, fmt):
+    assert detect_format(samples / name) == fmt
+
+
+def test_it_reads_the_strace_timing_of_the_sequential_reader(samples):
+    p = parse(samples / "seq_read.strace")
+    # first line 02:31:08.588807, last line 02:31:16.413357 (see the file)
+    assert p.meta["duration_s"] == pytest.approx(16.413357 - 8.588807, abs=1e-6)
+    assert p.meta["options"] == {"follow_forks": True, "absolute_time": False, "durations": True}
+    # 10 passes over a 1 GiB file in 1 MiB reads
+    assert p.meta["top_files"][0] == ["var/profiles-work/data.bin", 10 * 1024**3]
+
+
+def test_it_reads_epoch_stamps_and_fd_paths_of_the_random_reader(samples):
+    p = parse(samples / "rand_read.strace")
+    assert p.meta["options"]["absolute_time"] is True
+    assert p.meta["start"] == pytest.approx(1795314676.754436)
+    assert p.meta["top_files"][0] == ["/work/main/var/profiles-work/data.bin", 8000 * 4096]
+
+
+def test_it_parses_pidstat_by_header_names(samples):
+    p = parse(samples / "seq_read.pidstat.txt")
+    f = p.samples
+    assert p.meta["host"] == "vm"
+    # first data line: "02:31:09 0 16043 3.00 3.00 0.00 5.00 6.00 1 1352.00 0.00 16564 13348 ..." (kB in pidstat)
+    assert (f["cpu_user_pct"].iloc[0], f["cpu_system_pct"].iloc[0], f["io_wait_pct"].iloc[0]) == (3.0, 3.0, 5.0)
+    assert (f["vm_bytes"].iloc[0], f["rss_bytes"].iloc[0]) == (16564 * 1024, 13348 * 1024)
+    assert f["read_bytes_per_s"].iloc[0] == 28 * 1024
+    assert p.meta["read_bytes"] > 8 * 1024**3  # the 10 GiB read, minus the last partial second
+    assert f["cpu_system_pct"].max() > 10
+
+
+def test_skyplan_and_chiles_csv_of_the_same_samples_agree(samples):
+    own = parse(samples / "rand_read.skyplan.csv")
+    chiles = parse(samples / "rand_read.chiles.csv")
+    assert own.meta["samples"] == chiles.meta["samples"]
+    assert own.meta["cpu_user_s"] + own.meta["cpu_system_s"] == pytest.approx(
+        chiles.meta["cpu_user_s"] + chiles.meta["cpu_system_s"], rel=0.01)
+    assert own.meta["peak_rss_bytes"] == chiles.meta["peak_rss_bytes"]
+
+
+def test_it_reads_each_fio_job(samples):
+    p = parse(samples / "fio_local.json")
+    jobs = p.jobs.set_index("job")
+    assert list(jobs.index) == ["seq-read", "seq-write", "rand-read", "rand-write"]
+    assert jobs.loc["rand-read", "random"] and not jobs.loc["seq-read", "random"]
+    assert jobs.loc["seq-read", "bs_bytes"] == 1024**2
+    assert jobs.loc["rand-read", "read_iops"] == pytest.approx(12183.763247)
+
+
+def test_the_format_can_be_forced(samples, tmp_path):
+    from apps.profiles.parsers import ParseError
+
+    with pytest.raises(ParseError, match="line 1"):
+        parse(samples / "seq_read.strace", "skyplan_csv")
