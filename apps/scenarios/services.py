@@ -369,7 +369,7 @@ def prepare_finished_scenarios(run_pk) -> None:
     """Called when a run finishes: compute the results of the scenarios it completes, on the worker."""
     for scenario in Scenario.objects.filter(entries__run_id=run_pk).select_related("workload"):
         try:
-            scenario_results(scenario)
+            scoring_section(scenario, scenario_results(scenario))
         except Exception:  # noqa: BLE001 - the page computes them on first view instead
             log.exception("could not prepare the results of scenario %s", scenario.pk)
 
@@ -506,17 +506,19 @@ def compare_scenarios(a: Scenario, b: Scenario) -> dict:
 
 
 def scoring_section(scenario: Scenario, results: dict | None) -> dict | None:
-    """The scoring engine's part of the results page (radar, ranks, weights, TCO, Pareto), when it provides one.
+    """The scoring engine's part of the results page (radar, ranks, weights, robustness, TCO); cached with the
+    results bundle so the page stays fast."""
+    from apps.scoring.services import scenario_scoring
 
-    The contract: ``apps.scoring.services.scenario_scoring(scenario, results)`` returns a dict that
-    ``templates/scenarios/_scoring.html`` renders; until that function exists the page says so."""
     if results is None:
         return None
-    try:
-        from apps.scoring.services import scenario_scoring
-    except ImportError:
-        return None
-    return scenario_scoring(scenario, results)
+    if not results.get("scoring"):
+        section = scenario_scoring(scenario, results)
+        if section is not None and results.get("key") is not None:
+            results["scoring"] = section
+            Scenario.objects.filter(pk=scenario.pk).update(results_cache=results)
+        return section
+    return results["scoring"]
 
 
 def scenario_page(scenario: Scenario) -> dict:

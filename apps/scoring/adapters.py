@@ -20,7 +20,7 @@ from simulator.model.specs import ScenarioSpec
 from simulator.model.validation import paper_scenarios
 
 __all__ = ["platform_inputs", "criterion_specs", "simulate_epochs", "published_table", "workload_volume",
-           "PAPER_SCENARIO"]
+           "summary_from_results", "PAPER_SCENARIO"]
 
 #: catalogue slug -> the paper's epoch run used to score it
 PAPER_SCENARIO = {"magnus": "magnus", "aws-sydney": "aws", "pleiades": "pleiades_sequential"}
@@ -49,6 +49,18 @@ def _summary(results, label: str, note: str, completed: bool) -> RunSummary:
         cost_lines=tuple(asdict(ln) for ln in r.cost_lines), node_hours_used=r.node_hours_used,
         compute_hours_billed=r.compute_hours_billed, tiers_used=tuple(sorted(r.gb_months)),
         stage_tasks=stage_tasks, completed=completed, note=note)
+
+
+def summary_from_results(results: list[dict], label: str, note: str = "") -> RunSummary:
+    """The median-makespan replication of a finished simulation run (its stored JSON results)."""
+    results = sorted(results, key=lambda r: r["makespan_s"])
+    r = results[(len(results) - 1) // 2]
+    return RunSummary(
+        label=label, replications=len(results), makespan_s=r["makespan_s"], queue_wait_s=r["queue_wait_s"],
+        run_time_s=r["run_time_s"], total_cost_aud=r["total_cost_aud"], cost_by_category=dict(r["cost_by_category"]),
+        cost_lines=tuple(r["cost_lines"]), node_hours_used=r["node_hours_used"],
+        compute_hours_billed=r["compute_hours_billed"], tiers_used=tuple(sorted(r["gb_months"])),
+        stage_tasks={s["stage"]: s["tasks"] for s in r["stages"]}, completed=True, note=note)
 
 
 def simulate_epochs(platforms: list[Platform], workload: Workload, *, replications: int = 5,

@@ -33,7 +33,7 @@ from apps.scoring.logic.tco import Horizon, break_even, tco
 from apps.scoring.models import FINISHED, ConfigurationSearch, Criterion, SearchChunk, Status
 from simulator.model.catalogue import platform_from_dict, workload_from_dict
 
-__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "tco_report", "create_search", "dispatch_search",
+__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "report_from_runs", "scenario_scoring", "rerank", "tco_report", "create_search", "dispatch_search",
            "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE"]
 
 DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
@@ -74,12 +74,24 @@ def score_report(workload, platform_slugs=None, *, criteria=None, method="weight
                  replications=REPLICATIONS, horizon: dict | None = None) -> dict:
     """Everything the scoring page and ``manage.py score`` show, as JSON-able data."""
     platforms = _platforms(platform_slugs)
+    specs = _specs(criteria, method)
+    runs = adapters.simulate_epochs(platforms, workload, replications=replications, seed=seed)
+    return report_from_runs(workload, platforms, runs, specs, method=method, samples=samples, seed=seed,
+                            replications=replications, horizon=horizon)
+
+
+def _specs(criteria, method):
     specs = criteria if criteria is not None else adapters.criterion_specs(Criterion.objects.filter(enabled=True))
     if not specs:
         raise ValueError("criteria: none enabled")
     if method not in agg.METHODS:
         raise ValueError(f"method: one of {', '.join(agg.METHODS)}")
-    runs = adapters.simulate_epochs(platforms, workload, replications=replications, seed=seed)
+    return specs
+
+
+def report_from_runs(workload, platforms, runs: dict, specs, *, method="weighted_sum", samples=2000, seed=0,
+                     replications=REPLICATIONS, horizon: dict | None = None) -> dict:
+    """Score platforms whose epochs are already simulated (``runs``: slug -> RunSummary)."""
     inputs = {p.slug: adapters.platform_inputs(p, runs[p.slug]) for p in platforms}
     scores = {slug: score_platform(inp, specs) for slug, inp in inputs.items()}
     ranks = {slug: [s.score for s in sc] for slug, sc in scores.items()}
@@ -106,6 +118,56 @@ def score_report(workload, platform_slugs=None, *, criteria=None, method="weight
     }
     report["tco"] = tco_report(workload, inputs, runs, horizon or {})
     return report
+
+
+def scenario_scoring(scenario, results: dict | None) -> dict | None:
+    """The scoring section of a scenario's results page, from the scenario's own finished runs (no new
+    simulation): ranks with explanations, radar, aggregates, robustness, TCO over the scenario's horizon.
+
+    Cached in the scenario's results bundle, so reopening the page does not recompute it."""
+    if results is None:
+        return None
+    if results.get("scoring"):
+        return results["scoring"]
+    from apps.scenarios.models import Status as RunStatus
+
+    entries = [e for e in scenario.entries.select_related("platform", "run")
+               if e.run is not None and e.run.status == RunStatus.SUCCEEDED]
+    if not entries:
+        return None
+    specs = _specs(None, "weighted_sum")
+    platforms, runs = [], {}
+    for e in entries:
+        reps = [r for r in e.run.replication_set.values_list("result", flat=True) if r]
+        note = "scored from this scenario's own runs (its options and overrides apply)" if (
+            e.options or e.platform_overrides) else ""
+        runs[e.platform.slug] = adapters.summary_from_results(reps, e.run.label, note)
+        platforms.append(Platform.objects.prefetch_related("node_types", "storage_tiers").get(pk=e.platform_id))
+    horizon = {"years": max(1, round(scenario.tco_years)), "epochs_per_year": max(1, round(scenario.epochs_per_year))}
+    report = report_from_runs(scenario.workload, platforms, runs, specs, seed=scenario.seed,
+                              replications=scenario.replications, horizon=horizon)
+    from apps.scoring.charts import radar_figure, tco_figure
+
+    return {
+        "template": "scoring/_scenario_section.html",
+        "report": report,
+        "rows": table_rows(report),
+        "radar": radar_figure(report),
+        "curves": tco_figure(report["tco"]) if report.get("tco", {}).get("platforms") else None,
+        "ranks": {p["slug"]: [s["score"] for s in p["scores"]] for p in report["platforms"]},
+        "weights": [c["weight"] for c in report["criteria"]],
+    }
+
+
+def rerank(ranks: dict[str, list[int]], weights: list[float]) -> dict:
+    """Aggregates and orders for user-chosen weights (the results page's sliders)."""
+    n = len(next(iter(ranks.values()), []))
+    if len(weights) != n:
+        raise ValueError(f"weights: expected {n} numbers, got {len(weights)}")
+    if any(w < 0 for w in weights) or sum(weights) <= 0:
+        raise ValueError("weights: must be non-negative with a positive sum")
+    aggregates = agg.aggregate(ranks, weights)
+    return {"aggregates": aggregates, "orders": {m: agg.order(v) for m, v in aggregates.items()}}
 
 
 def table_rows(report: dict) -> dict:

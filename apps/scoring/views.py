@@ -139,3 +139,16 @@ def search_cancel(request, search_id):
     messages.info(request, "Search cancelled." if services.cancel_search(search) else
                   f"The search had already {search.status}.")
     return redirect(search)
+
+
+def rerank(request):
+    """JSON: aggregates and orders of ``ranks`` (JSON: platform -> ranks) under ``weights`` (comma-separated)."""
+    try:
+        ranks = json.loads(request.GET.get("ranks", ""))
+        weights = [float(w) for w in request.GET.get("weights", "").split(",") if w.strip()]
+        if not isinstance(ranks, dict) or not ranks or not all(
+                isinstance(v, list) and all(isinstance(x, int) and 0 <= x <= 5 for x in v) for v in ranks.values()):
+            raise ValueError("ranks: a JSON object of platform -> list of ranks 0..5")
+        return JsonResponse(services.rerank(ranks, weights))
+    except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+        return JsonResponse({"error": str(exc)}, status=400)

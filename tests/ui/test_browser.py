@@ -79,7 +79,18 @@ def test_the_demo_runs_on_a_worker_and_its_results_and_comparison_render(page, s
         assert _plotted(page, figure) > 0, figure
     assert page.locator("#bound-table tbody tr").count() == 4
     assert page.locator("#validation-table tbody tr").count() > 0
-    assert page.locator("#scoring").count() == 1  # the scoring engine's section (radar, weights) plugs in here
+    # scoring: the radar has one trace per platform, ranks carry explanations, weights re-rank live
+    assert _plotted(page, "radar") == 3
+    assert page.locator("#rank-table tbody tr").count() == 8
+    assert "1 Gb/s link with high variance" in page.text_content("#rank-table")
+    weighted = "#aggregate-table tr[data-method='weighted_sum'] td.order"
+    before = page.text_content(weighted)
+    assert before.startswith("aws-sydney")
+    for i in range(8):  # all the weight on usability, where Magnus (4) beats AWS (2)
+        page.locator(f"#weights-form input[name=w{i}]").fill("3" if i == 7 else "0")
+    page.wait_for_function(f"() => document.querySelector(\"{weighted}\").textContent.startsWith('magnus')")
+    assert page.text_content("#winner").strip() == "magnus"
+    assert _plotted(page, "curves") == 3
     screenshot(page, "scenario-results")
 
     # permalink: reopening shows the results at once

@@ -1,0 +1,49 @@
+"""A scenario's results page is scored from its own runs, and the weight sliders re-rank through /scoring/rerank/."""
+
+import json
+
+import pytest
+
+from apps.scenarios.models import Scenario
+from apps.scenarios.services import create_demo_scenario, execute_replication, run_scenario, scenario_page
+
+
+def test_rerank_aggregates_the_given_ranks_under_the_given_weights(logged_in):
+    ranks = {"a": [5, 0], "b": [0, 4]}
+    response = logged_in.get("/scoring/rerank/", {"ranks": json.dumps(ranks), "weights": "1,3"})
+    assert response.status_code == 200
+    data = response.json()
+    assert data["aggregates"]["weighted_sum"] == pytest.approx({"a": 5 / 4 / 5, "b": 12 / 4 / 5})
+    assert data["orders"]["weighted_sum"] == ["b", "a"]
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"ranks": "{not json", "weights": "1"}, "Expecting property name"),
+    ({"ranks": json.dumps({"a": [7]}), "weights": "1"}, "ranks: a JSON object"),
+    ({"ranks": json.dumps({"a": [1, 2]}), "weights": "1"}, "weights: expected 2 numbers, got 1"),
+    ({"ranks": json.dumps({"a": [1]}), "weights": "-1"}, "weights: must be non-negative"),
+    ({"ranks": json.dumps({"a": [1]}), "weights": "x"}, "could not convert string to float"),
+])
+def test_rerank_refuses_bad_input_with_a_400_that_says_why(logged_in, params, message):
+    response = logged_in.get("/scoring/rerank/", params)
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+
+
+def test_the_demo_scenario_is_scored_from_its_own_runs_and_cached(catalogue, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    scenario = create_demo_scenario()
+    run_scenario(scenario)
+    for entry in scenario.entries.select_related("run"):
+        for rep in entry.run.replication_set.all():
+            execute_replication(str(entry.run.id), rep.index)
+    page = scenario_page(Scenario.objects.get(pk=scenario.pk))
+    scoring = page["scoring"]
+    assert set(scoring["ranks"]) == {"pleiades", "magnus", "aws-sydney"}
+    report = scoring["report"]
+    magnus = next(p for p in report["platforms"] if p["slug"] == "magnus")
+    run = scenario.entries.get(platform__slug="magnus").run
+    makespans = sorted(r.result["makespan_s"] for r in run.replication_set.all())
+    assert magnus["run"]["makespan_s"] == makespans[(len(makespans) - 1) // 2]  # the median replication, not a re-run
+    assert report["tco"]["horizon"]["years"] == round(scenario.tco_years)
+    assert Scenario.objects.get(pk=scenario.pk).results_cache["scoring"]["ranks"] == scoring["ranks"]
