@@ -284,10 +284,12 @@ def _fio(parsed: Parsed) -> dict[str, Any]:
                     if len(rnd) and (rnd["read_iops"] > 0).any() else None),
     }
     summary = {"jobs": len(jobs), "tier": tier, "duration_s": float(jobs["runtime_s"].sum()),
+               "peak_memory_bytes": None, "io_range_bytes_per_s": None, "cpu_pct_p90": None,
                "io_character": "storage benchmark", "fio_version": parsed.meta.get("fio_version"),
                "time": parsed.meta.get("time")}
     return {"kind": "fio", "summary": summary, "phases": [],
-            "jobs": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            "jobs": [{**{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()},
+                      "iops": float(row["read_iops"] + row["write_iops"])}
                      for row in jobs.to_dict(orient="records")]}
 
 

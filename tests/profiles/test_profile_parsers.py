@@ -31,14 +31,17 @@ def test_it_reads_the_strace_timing_of_the_sequential_reader(samples):
     assert p.meta["duration_s"] == pytest.approx(16.413357 - 8.588807, abs=1e-6)
     assert p.meta["options"] == {"follow_forks": True, "absolute_time": False, "durations": True}
     # 10 passes over a 1 GiB file in 1 MiB reads
-    assert p.meta["top_files"][0] == ["var/profiles-work/data.bin", 10 * 1024**3]
+    # path, bytes, then requests per class (sequential/random read, sequential/random write)
+    assert p.meta["top_files"][0] == ["var/profiles-work/data.bin", 10 * 1024**3, 10 * 1024, 0, 0, 0]
 
 
 def test_it_reads_epoch_stamps_and_fd_paths_of_the_random_reader(samples):
     p = parse(samples / "rand_read.strace")
     assert p.meta["options"]["absolute_time"] is True
     assert p.meta["start"] == pytest.approx(1795314676.754436)
-    assert p.meta["top_files"][0] == ["/work/main/var/profiles-work/data.bin", 8000 * 4096]
+    path, nbytes, seq_r, rand_r, seq_w, rand_w = p.meta["top_files"][0]
+    assert (path, nbytes, seq_r + rand_r, seq_w + rand_w) == ("/work/main/var/profiles-work/data.bin", 8000 * 4096, 8000, 0)
+    assert rand_r >= 7990  # a random 4 KiB block right after the previous one is (rarely) sequential
 
 
 def test_it_parses_pidstat_by_header_names(samples):

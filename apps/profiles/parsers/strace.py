@@ -77,11 +77,12 @@ def looks_like_strace(head: str) -> bool:
 class _OFD:
     """An open file description: path, current offset and where its last access ended."""
 
-    __slots__ = ("path", "offset", "is_file", "last_start", "last_end", "last_size")
+    __slots__ = ("path", "offset", "is_file", "last_start", "last_end", "last_size", "counts")
 
     def __init__(self, path: str | None, is_file: bool, offset: int | None = 0):
         self.path, self.is_file, self.offset = path, is_file, offset
         self.last_start = self.last_end = self.last_size = None
+        self.counts = [0, 0, 0, 0, 0]  # requests per class (CLASSES order) and bytes, not yet added to the file
 
 
 def _fd_and_path(arg0: str) -> tuple[int, str | None]:
@@ -104,13 +105,31 @@ class _Tracker:
         self.signals = 0
         self.exits = 0
         self.other_io_bytes = 0
-        self.paths: Counter = Counter()
+        self.paths: dict[str, list[int]] = {}
         self.new_chunk()
 
-    def path_bytes(self, path: str, n: int) -> None:
-        """Bytes moved per file (bounded: at most 1,000 distinct paths are kept)."""
-        if path in self.paths or len(self.paths) < 1000:
-            self.paths[path] += n
+    def flush(self, o: _OFD) -> None:
+        """Add an open file description's counts to its file (at most 1,000 distinct files are kept)."""
+        c = o.counts
+        if not c[4]:
+            return
+        key = o.path or "(opened before the trace)"
+        row = self.paths.get(key)
+        if row is None:
+            if len(self.paths) >= 1000:
+                return
+            row = self.paths[key] = [0, 0, 0, 0, 0]
+        for i in range(5):
+            row[i] += c[i]
+        o.counts = [0, 0, 0, 0, 0]
+
+    def flush_all(self) -> None:
+        seen = set()
+        for tab in self.tables.values():
+            for o in tab.values():
+                if id(o) not in seen:
+                    seen.add(id(o))
+                    self.flush(o)
 
     def new_chunk(self) -> None:
         self.rows: list[tuple[float, float, int, int, bool]] = []  # (start s, duration s, bytes, kind, write)
@@ -129,6 +148,8 @@ class _Tracker:
                 is_file = not path.startswith(_NOT_FILE)
             else:
                 is_file = fd > 2
+            if o is not None:
+                self.flush(o)
             o = tab[fd] = _OFD(path, is_file, None)  # opened before the trace began: offset unknown
         return o
 
@@ -162,13 +183,18 @@ class _Tracker:
                 fd, path = _fd_and_path(ret)
                 m = _QUOTED.search(args)
                 p = path or (m.group(1) if m else None)
+                old = self.table(pid).get(fd)
+                if old is not None:
+                    self.flush(old)
                 self.table(pid)[fd] = _OFD(p, p is None or not p.startswith(_NOT_FILE), 0)
             elif name == "lseek":
                 fd, path = _fd_and_path(args)
                 self.ofd(pid, fd, path).offset = int(ret)
             elif name == "close":
                 fd, _ = _fd_and_path(args)
-                self.table(pid).pop(fd, None)
+                o = self.table(pid).pop(fd, None)
+                if o is not None:
+                    self.flush(o)
             elif name in _DUPS or (name == "fcntl" and "F_DUPFD" in args):
                 old, path = _fd_and_path(args)
                 new, _ = _fd_and_path(ret)
@@ -202,8 +228,9 @@ class _Tracker:
         else:
             o.last_start = o.last_end = None
         o.last_size = n
-        if o.path:
-            self.path_bytes(o.path, n)
+        c = o.counts
+        c[(2 if write else 0) + (kind == _RAND)] += 1
+        c[4] += n
         self.rows.append((t, dur, n, kind, write))
 
 
@@ -269,7 +296,6 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
     base_key, base = None, 0.0  # "HH:MM:" of the previous -tt stamp and its seconds
     calls = tr.calls
     pids = tr.pids
-    o_bytes: dict[str, int] = {}  # bytes per path, merged into the tracker's bounded counter per chunk
     hot_calls: dict[str, int] = {}
     t0: float | None = None
     t_last = prev_clock = day = 0.0
@@ -371,8 +397,9 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
                         o.last_start = o.last_end = None
                     o.last_size = n
                     append((t, d, n, kind, write))
-                    if o.path:
-                        o_bytes[o.path] = o_bytes.get(o.path, 0) + n
+                    c = o.counts
+                    c[(2 if write else 0) + (kind == _RAND)] += 1
+                    c[4] += n
                 t_last = t
                 continue
             if name is not None:
@@ -395,13 +422,11 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
                 tr.exits += 1
             t_last = t
             last_pid = None  # a cold line may have changed the fd tables
-        for p_, n_ in o_bytes.items():
-            tr.path_bytes(p_, n_)
-        o_bytes.clear()
         agg.add(tr)
         tr.new_chunk()
     if lines == 0:
         raise ParseError(filename, 1, f"{EXPECTED}; the file is empty")
+    tr.flush_all()
     calls.update(hot_calls)
     if hot_calls:
         flags["durations"] = True
@@ -418,7 +443,7 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         "syscalls": dict(tr.calls.most_common(25)),
         "syscalls_total": int(sum(tr.calls.values())),
         "other_io_bytes": tr.other_io_bytes,
-        "top_files": [[p, b] for p, b in tr.paths.most_common(10)],
+        "top_files": [[p, row[4], *row[:4]] for p, row in sorted(tr.paths.items(), key=lambda kv: -kv[1][4])[:10]],
         "options": {"follow_forks": flags["pids"], "absolute_time": bool(flags["absolute_time"]),
                     "durations": flags["durations"]},
     }
