@@ -20,6 +20,7 @@ memory does not grow with the file.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -77,11 +78,12 @@ def looks_like_strace(head: str) -> bool:
 class _OFD:
     """An open file description: path, current offset and where its last access ended."""
 
-    __slots__ = ("path", "offset", "is_file", "last_start", "last_end", "last_size", "counts")
+    __slots__ = ("idx", "path", "offset", "is_file", "last_start", "last_end", "last_size", "counts")
 
-    def __init__(self, path: str | None, is_file: bool, offset: int | None = 0):
-        self.path, self.is_file, self.offset = path, is_file, offset
-        self.last_start = self.last_end = self.last_size = None
+    def __init__(self, idx: int, path: str | None, is_file: bool, offset: float = 0.0):
+        self.idx, self.path, self.is_file, self.offset = idx, path, is_file, offset  # offset NaN: unknown
+        self.last_start = self.last_end = math.nan
+        self.last_size = 0.0
         self.counts = [0, 0, 0, 0, 0]  # requests per class (CLASSES order) and bytes, not yet added to the file
 
 
@@ -93,7 +95,12 @@ def _fd_and_path(arg0: str) -> tuple[int, str | None]:
 
 
 class _Tracker:
-    """Offset tracking and classification of the cold-path calls; holds the current chunk's accesses."""
+    """File-descriptor tables and open file descriptions; collects the chunk's access and seek rows.
+
+    Rows are ``(ofd index, type, offset, bytes, start s, duration s, write)`` with type 0 for a
+    read/write at the current offset, 1 for a positional one (pread/pwrite: ``offset`` given)
+    and 2 for a seek (``offset`` is the new position).  :func:`_classify` turns a chunk of
+    rows into offsets and classes with numpy, in trace order per open file description."""
 
     def __init__(self, filename: str):
         self.filename = filename
@@ -106,7 +113,22 @@ class _Tracker:
         self.exits = 0
         self.other_io_bytes = 0
         self.paths: dict[str, list[int]] = {}
+        self.live: dict[int, _OFD] = {}  # ofd index -> open file description with rows in this chunk or open
+        self.closed: list[_OFD] = []
+        self.next_idx = 0
         self.new_chunk()
+
+    def new_ofd(self, path: str | None, is_file: bool, offset: float) -> _OFD:
+        o = _OFD(self.next_idx, path, is_file, offset)
+        self.next_idx += 1
+        if is_file:
+            self.live[o.idx] = o
+        return o
+
+    def retire(self, o: _OFD | None) -> None:
+        """An fd stopped pointing at ``o``; its counts go to its file at the end of the chunk."""
+        if o is not None and o.is_file:
+            self.closed.append(o)
 
     def flush(self, o: _OFD) -> None:
         """Add an open file description's counts to its file (at most 1,000 distinct files are kept)."""
@@ -123,16 +145,23 @@ class _Tracker:
             row[i] += c[i]
         o.counts = [0, 0, 0, 0, 0]
 
-    def flush_all(self) -> None:
-        seen = set()
+    def end_chunk(self, final: bool = False) -> None:
+        """Retired descriptions whose counts are in: flush them and forget those no fd points at."""
+        open_ids = set()
         for tab in self.tables.values():
             for o in tab.values():
-                if id(o) not in seen:
-                    seen.add(id(o))
-                    self.flush(o)
+                open_ids.add(id(o))
+        for o in self.closed:
+            self.flush(o)
+            if id(o) not in open_ids:
+                self.live.pop(o.idx, None)
+        self.closed = []
+        if final:
+            for o in self.live.values():
+                self.flush(o)
 
     def new_chunk(self) -> None:
-        self.rows: list[tuple[float, float, int, int, bool]] = []  # (start s, duration s, bytes, kind, write)
+        self.rows: list = []  # flat: ROW_FIELDS values per row
 
     def table(self, pid: int) -> dict[int, _OFD]:
         tab = self.tables.get(pid)
@@ -148,9 +177,8 @@ class _Tracker:
                 is_file = not path.startswith(_NOT_FILE)
             else:
                 is_file = fd > 2
-            if o is not None:
-                self.flush(o)
-            o = tab[fd] = _OFD(path, is_file, None)  # opened before the trace began: offset unknown
+            self.retire(o)
+            o = tab[fd] = self.new_ofd(path, is_file, math.nan)  # opened before the trace began: offset unknown
         return o
 
     def call(self, pid: int, name: str, args: str, ret: str, t: float, dur: float, line_no: int) -> None:
@@ -164,45 +192,45 @@ class _Tracker:
                 fd, path = _fd_and_path(args)
                 n = int(ret)
                 o = self.ofd(pid, fd, path)
+                offset = math.nan
                 if positional:
                     m = _LAST_NUM.search(args)
                     if not m:
                         raise ValueError
-                    offset = int(m.group(1))
-                else:
-                    offset = o.offset
-                    if o.offset is not None:
-                        o.offset += n
+                    offset = float(m.group(1))
                 if not o.is_file:
                     self.other_io_bytes += n
-                    return
-                if n <= 0:
-                    return
-                self.access(o, offset, n, write, t, dur)
+                elif n > 0:
+                    self.rows.extend((o.idx, 1 if positional else 0, offset, n, t, dur, write))
             elif name in _OPENS:
                 fd, path = _fd_and_path(ret)
                 m = _QUOTED.search(args)
                 p = path or (m.group(1) if m else None)
-                old = self.table(pid).get(fd)
-                if old is not None:
-                    self.flush(old)
-                self.table(pid)[fd] = _OFD(p, p is None or not p.startswith(_NOT_FILE), 0)
+                tab = self.table(pid)
+                self.retire(tab.get(fd))
+                tab[fd] = self.new_ofd(p, p is None or not p.startswith(_NOT_FILE), 0.0)
             elif name == "lseek":
                 fd, path = _fd_and_path(args)
-                self.ofd(pid, fd, path).offset = int(ret)
+                o = self.ofd(pid, fd, path)
+                if o.is_file:
+                    self.rows.extend((o.idx, 2, float(int(ret)), 0, t, 0.0, False))
             elif name == "close":
                 fd, _ = _fd_and_path(args)
-                o = self.table(pid).pop(fd, None)
-                if o is not None:
-                    self.flush(o)
+                self.retire(self.table(pid).pop(fd, None))
             elif name in _DUPS or (name == "fcntl" and "F_DUPFD" in args):
                 old, path = _fd_and_path(args)
                 new, _ = _fd_and_path(ret)
-                self.table(pid)[new] = self.ofd(pid, old, path)
+                tab = self.table(pid)
+                src = self.ofd(pid, old, path)
+                if tab.get(new) is not src:
+                    self.retire(tab.get(new))
+                tab[new] = src
             elif name in ("pipe", "pipe2", "socket", "socketpair", "accept", "accept4", "eventfd2", "epoll_create1"):
                 for fd in re.findall(r"\d+", ret if name in ("socket", "accept", "accept4", "eventfd2",
-                                                            "epoll_create1") else args.split("]")[0]):
-                    self.table(pid)[int(fd)] = _OFD(name, False, None)
+                                                             "epoll_create1") else args.split("]")[0]):
+                    tab = self.table(pid)
+                    self.retire(tab.get(int(fd)))
+                    tab[int(fd)] = self.new_ofd(name, False, math.nan)
             elif name in _FORKS:
                 child = int(ret.split("<")[0], 0)
                 self.pids.add(child)
@@ -214,24 +242,82 @@ class _Tracker:
             raise ParseError(self.filename, line_no, f"{name}(...) with a file descriptor and numeric arguments "
                                                      f"as strace prints them, got {name}({args[:60]}) = {ret}") from None
 
-    def access(self, o: _OFD, offset: int | None, n: int, write: bool, t: float, dur: float) -> None:
-        if o.last_end is None:
-            kind = _SEQ if offset in (0, None) else _RAND
-        elif offset is None or offset == o.last_end:
-            kind = _SEQ
-        elif offset == o.last_start or 0 < offset - o.last_end <= max(o.last_size, 4096):
-            kind = _CONSEC
-        else:
-            kind = _RAND
-        if offset is not None:
-            o.last_start, o.last_end = offset, offset + n
-        else:
-            o.last_start = o.last_end = None
-        o.last_size = n
+
+def _classify(tr: _Tracker) -> tuple[np.ndarray, ...] | None:
+    """Offsets and classes of the chunk's rows (see :class:`_Tracker`), vectorised per open file description.
+
+    Returns ``(t, dur, bytes, kind, write)`` of the accesses in trace order, and updates each
+    description's offset, last access and per-class counts."""
+    if not tr.rows:
+        return None
+    rows = np.array(tr.rows, dtype=float).reshape(-1, 7)
+    idx = rows[:, 0].astype(np.int64)
+    order = np.argsort(idx, kind="stable")
+    g, typ, val, n = idx[order], rows[order, 1], rows[order, 2], rows[order, 3]
+    m = len(g)
+    first = np.ones(m, dtype=bool)
+    first[1:] = g[1:] != g[:-1]
+    group_ids = g[first]
+    ofds = [tr.live[i] for i in group_ids.tolist()]
+    group = np.cumsum(first) - 1
+    carry_offset = np.array([o.offset for o in ofds], dtype=float)
+    # offsets of reads/writes at the current position: a segmented sum of the bytes moved since the last seek
+    seg_start = first | (typ == 2)
+    seg = np.cumsum(seg_start) - 1
+    inc = np.where(typ == 0, n, 0.0)
+    before = np.cumsum(inc) - inc
+    seg_first_row = np.flatnonzero(seg_start)
+    seg_base = np.where(typ[seg_first_row] == 2, val[seg_first_row], carry_offset[group[seg_first_row]])
+    cur = seg_base[seg] + (before - before[seg_first_row][seg])
+    offset = np.where(typ == 1, val, cur)
+    # state after the chunk: the offset where each description's last segment has moved it
+    last_row = np.r_[np.flatnonzero(first)[1:] - 1, m - 1]
+    new_offset = cur[last_row] + inc[last_row]
+    new_offset = np.where(typ[last_row] == 2, val[last_row], new_offset)
+    # classification of the accesses against the previous access of the same description
+    acc = typ != 2
+    a_off, a_n, a_group = offset[acc], n[acc], group[acc]
+    a_first = np.ones(len(a_group), dtype=bool)
+    a_first[1:] = a_group[1:] != a_group[:-1]
+    end = a_off + a_n
+    carry_end = np.array([o.last_end for o in ofds], dtype=float)
+    carry_start = np.array([o.last_start for o in ofds], dtype=float)
+    carry_size = np.array([o.last_size for o in ofds], dtype=float)
+    prev_end = np.where(a_first, carry_end[a_group], np.r_[np.nan, end[:-1]])
+    prev_start = np.where(a_first, carry_start[a_group], np.r_[np.nan, a_off[:-1]])
+    prev_size = np.where(a_first, carry_size[a_group], np.r_[0.0, a_n[:-1]])
+    unknown_prev = np.isnan(prev_end)
+    unknown_off = np.isnan(a_off)
+    kind = np.full(len(a_off), _RAND, dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        gap = a_off - prev_end
+        consec = (~unknown_prev & ~unknown_off & ((a_off == prev_start) |
+                                                   ((gap > 0) & (gap <= np.maximum(prev_size, 4096.0)))))
+        kind[consec] = _CONSEC
+        kind[(unknown_prev & (unknown_off | (a_off == 0))) | (~unknown_prev & (unknown_off | (gap == 0)))] = _SEQ
+    # carry the state forward
+    a_rows = np.flatnonzero(acc)
+    a_last = np.r_[np.flatnonzero(a_first)[1:] - 1, len(a_group) - 1] if len(a_group) else np.array([], dtype=int)
+    write = rows[order, 6][acc].astype(np.int64)
+    cls = write * 2 + (kind == _RAND)
+    counts = np.zeros((len(ofds), 5))
+    np.add.at(counts, (a_group, cls), 1)
+    np.add.at(counts, (a_group, 4), a_n)
+    acc_groups = a_group[a_last] if len(a_last) else np.array([], dtype=int)
+    for j, o in enumerate(ofds):
+        o.offset = float(new_offset[j])
         c = o.counts
-        c[(2 if write else 0) + (kind == _RAND)] += 1
-        c[4] += n
-        self.rows.append((t, dur, n, kind, write))
+        for k in range(5):
+            c[k] += int(counts[j, k])
+    for j, r in zip(acc_groups.tolist(), a_last.tolist(), strict=True):
+        o = ofds[j]
+        o.last_start, o.last_end, o.last_size = float(a_off[r]), float(end[r]), float(a_n[r])
+    # back to trace order
+    pos = order[a_rows]
+    back = np.argsort(pos, kind="stable")
+    t = rows[pos[back], 4]
+    dur = rows[pos[back], 5]
+    return t, dur, a_n[back], kind[back], write[back]
 
 
 class _Aggregates:
@@ -249,13 +335,10 @@ class _Aggregates:
         self.busy_s = np.zeros(len(CLASSES))
         self.consecutive = np.zeros(2, dtype=np.int64)
 
-    def add(self, tr: _Tracker) -> None:
-        if not tr.rows:
+    def add(self, accesses: tuple[np.ndarray, ...] | None) -> None:
+        if accesses is None or not len(accesses[0]):
             return
-        rows = np.array(tr.rows, dtype=float)
-        t, dur, nb = rows[:, 0], rows[:, 1], rows[:, 2]
-        kind = rows[:, 3].astype(np.int64)
-        write = rows[:, 4].astype(np.int64)
+        t, dur, nb, kind, write = accesses
         cls = write * 2 + (kind == _RAND)
         self.consecutive += np.bincount(write[kind == _CONSEC], minlength=2)
         sec = np.maximum(t, 0).astype(np.int64)
@@ -296,40 +379,45 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
     base_key, base = None, 0.0  # "HH:MM:" of the previous -tt stamp and its seconds
     calls = tr.calls
     pids = tr.pids
-    hot_calls: dict[str, int] = {}
+    hot_calls = dict.fromkeys(_RW, 0)
+    nan = math.nan
+    tables_get = tr.tables.get
     t0: float | None = None
     t_last = prev_clock = day = 0.0
-    last_pid, tab = None, None
     for first, text in read_chunks(path, progress):
-        append = tr.rows.append
+        extend = tr.rows.extend
         for i, line in enumerate(text.splitlines()):
             # fast path (plain string methods): "PID TIME name(fd, ...) = ret <dur>" for reads and writes
-            try:
-                pid_s, stamp, rest = line.split(None, 2)
+            rw = None
+            parts = line.split(None, 2)
+            if len(parts) == 3:
+                pid_s, stamp, rest = parts
                 op = rest.find("(")
-                name = rest[:op]
-                rw = _RW.get(name)
-                if rw is None or line[-1] != ">" or line.endswith("<unfinished ...>") or ":" in pid_s:
-                    raise ValueError
-                args, sep, res = rest.rpartition(") = ")
-                ret, _, dur = res.partition(" ")
-                if not sep or ret[0] == "-" or ret == "?" or dur[:1] != "<":
-                    raise ValueError
-                pid = int(pid_s)
-                d = float(dur[1:-1])
-                if stamp[-7] != ".":
-                    raise ValueError
-            except (ValueError, IndexError):
+                rw = _RW.get(rest[:op])
+                if rw is not None:
+                    args, sep, res = rest.rpartition(") = ")
+                    ret, _, dur = res.partition(" ")
+                    if (sep and ret.isdigit() and dur[:1] == "<" and line[-1] == ">" and pid_s.isdigit()
+                            and not line.endswith("<unfinished ...>")):
+                        try:
+                            d = float(dur[1:-1])
+                        except ValueError:
+                            rw = None
+                        else:
+                            name = rest[:op]
+                            pid = int(pid_s)
+                    else:
+                        rw = None
+            if rw is None:
                 m = match(line)
                 if m is None:
                     if not line:
                         continue
-                    raise ParseError(filename, first + i, f"{EXPECTED}; got {line[:80]!r}") from None
+                    raise ParseError(filename, first + i, f"{EXPECTED}; got {line[:80]!r}")
                 (pid_a, pid_b, stamp, name, args, ret, _extra, dur, uname, uargs,
                  rname, rargs, rret, _rextra, rdur, event) = m.groups()
                 pid_s = pid_a or pid_b
                 pid = int(pid_s) if pid_s else 0
-                rw = None
             lines += 1
             try:
                 if stamp[2] == ":":
@@ -351,55 +439,34 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
                 t0 = tr.t0 = clock
                 flags["absolute_time"] = ":" not in stamp
             t = clock - t0
-            if pid != last_pid:
-                if pid_s and pid not in pids:
-                    pids.add(pid)
+            tab = tables_get(pid)
+            if tab is None:
+                if pid_s:
                     flags["pids"] = True
-                last_pid, tab = pid, tr.tables.get(pid)
+                pids.add(pid)
+                tab = tr.table(pid)
             if rw is not None:
                 # the hot path: read/write/pread/pwrite inline
-                hot_calls[name] = hot_calls.get(name, 0) + 1
+                hot_calls[name] += 1
                 write, positional = rw
-                a0, _, rest = args[op + 1:].partition(",")
+                a0 = args[op + 1:args.find(",", op)]
                 path_ = None
                 if a0[-1:] == ">":
                     a0, _, path_ = a0[:-1].partition("<")
                 try:
                     fd = int(a0)
                     n = int(ret)
-                    offset = int(rest.rpartition(", ")[2]) if positional else None
+                    offset = int(args[args.rfind(", ") + 2:]) if positional else nan
                 except ValueError:
                     raise ParseError(filename, first + i, f"{name}(fd, ...) = bytes with numeric fd, count and "
                                                           f"offset, got {line[:80]!r}") from None
-                o = tab.get(fd) if tab is not None else None
+                o = tab.get(fd)
                 if o is None or (path_ is not None and o.path is not None and o.path != path_):
                     o = tr.ofd(pid, fd, path_)
-                    tab = tr.tables.get(pid)
-                if not positional:
-                    offset = o.offset
-                    if offset is not None:
-                        o.offset = offset + n
                 if not o.is_file:
                     tr.other_io_bytes += n
                 elif n > 0:
-                    last_end = o.last_end
-                    if last_end is None:
-                        kind = _SEQ if not offset else _RAND
-                    elif offset is None or offset == last_end:
-                        kind = _SEQ
-                    elif offset == o.last_start or 0 < offset - last_end <= max(o.last_size, 4096):
-                        kind = _CONSEC
-                    else:
-                        kind = _RAND
-                    if offset is not None:
-                        o.last_start, o.last_end = offset, offset + n
-                    else:
-                        o.last_start = o.last_end = None
-                    o.last_size = n
-                    append((t, d, n, kind, write))
-                    c = o.counts
-                    c[(2 if write else 0) + (kind == _RAND)] += 1
-                    c[4] += n
+                    extend((o.idx, positional, offset, n, t, d, write))
                 t_last = t
                 continue
             if name is not None:
@@ -421,14 +488,14 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
             elif "exited" in event or "killed" in event:
                 tr.exits += 1
             t_last = t
-            last_pid = None  # a cold line may have changed the fd tables
-        agg.add(tr)
+        agg.add(_classify(tr))
         tr.new_chunk()
+        tr.end_chunk()
     if lines == 0:
         raise ParseError(filename, 1, f"{EXPECTED}; the file is empty")
-    tr.flush_all()
-    calls.update(hot_calls)
-    if hot_calls:
+    tr.end_chunk(final=True)
+    calls.update({k: v for k, v in hot_calls.items() if v})
+    if any(hot_calls.values()):
         flags["durations"] = True
     duration = t_last
     start = tr.t0 or 0.0
