@@ -507,18 +507,17 @@ def compare_scenarios(a: Scenario, b: Scenario) -> dict:
 
 def scoring_section(scenario: Scenario, results: dict | None) -> dict | None:
     """The scoring engine's part of the results page (radar, ranks, weights, robustness, TCO); cached with the
-    results bundle so the page stays fast."""
+    results bundle (and recomputed when the criteria change) so the page stays fast."""
     from apps.scoring.services import scenario_scoring
 
     if results is None:
         return None
-    if not results.get("scoring"):
-        section = scenario_scoring(scenario, results)
-        if section is not None and results.get("key") is not None:
-            results["scoring"] = section
-            Scenario.objects.filter(pk=scenario.pk).update(results_cache=results)
-        return section
-    return results["scoring"]
+    section = scenario_scoring(scenario, results)
+    if section is not None and section is not results.get("scoring") and not section.get("error") \
+            and results.get("key") is not None:
+        results["scoring"] = section
+        Scenario.objects.filter(pk=scenario.pk).update(results_cache=results)
+    return section
 
 
 def scenario_page(scenario: Scenario) -> dict:

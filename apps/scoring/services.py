@@ -81,9 +81,16 @@ def score_report(workload, platform_slugs=None, *, criteria=None, method="weight
 
 
 def _specs(criteria, method):
-    specs = criteria if criteria is not None else adapters.criterion_specs(Criterion.objects.filter(enabled=True))
+    if criteria is None:
+        if Criterion.objects.exists():
+            criteria = adapters.criterion_specs(Criterion.objects.filter(enabled=True))
+        else:  # nothing configured (or the table was emptied): the paper's eight
+            from apps.scoring.logic.criteria import default_criteria
+
+            criteria = default_criteria()
+    specs = criteria
     if not specs:
-        raise ValueError("criteria: none enabled")
+        raise ValueError("criteria: none enabled; enable one or restore the paper's eight on the criteria page")
     if method not in agg.METHODS:
         raise ValueError(f"method: one of {', '.join(agg.METHODS)}")
     return specs
@@ -120,6 +127,16 @@ def report_from_runs(workload, platforms, runs: dict, specs, *, method="weighted
     return report
 
 
+def criteria_signature() -> str:
+    """Changes whenever a criterion is added, removed or edited (the cached scenario scoring is then stale)."""
+    import hashlib
+    import json
+
+    rows = list(Criterion.objects.order_by("pk").values_list("pk", "key", "metric", "direction", "rubric", "weight",
+                                                              "enabled"))
+    return hashlib.sha1(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def scenario_scoring(scenario, results: dict | None) -> dict | None:
     """The scoring section of a scenario's results page, from the scenario's own finished runs (no new
     simulation): ranks with explanations, radar, aggregates, robustness, TCO over the scenario's horizon.
@@ -127,15 +144,20 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
     Cached in the scenario's results bundle, so reopening the page does not recompute it."""
     if results is None:
         return None
-    if results.get("scoring"):
-        return results["scoring"]
+    signature = criteria_signature()
+    cached = results.get("scoring")
+    if cached and cached.get("signature") == signature:
+        return cached
     from apps.scenarios.models import Status as RunStatus
 
     entries = [e for e in scenario.entries.select_related("platform", "run")
                if e.run is not None and e.run.status == RunStatus.SUCCEEDED]
     if not entries:
         return None
-    specs = _specs(None, "weighted_sum")
+    try:
+        specs = _specs(None, "weighted_sum")
+    except ValueError as exc:
+        return {"template": "scoring/_scenario_section.html", "error": str(exc)}
     platforms, runs = [], {}
     for e in entries:
         reps = [r for r in e.run.replication_set.values_list("result", flat=True) if r]
@@ -150,6 +172,7 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
 
     return {
         "template": "scoring/_scenario_section.html",
+        "signature": signature,
         "report": report,
         "rows": table_rows(report),
         "radar": radar_figure(report),

@@ -47,3 +47,22 @@ def test_the_demo_scenario_is_scored_from_its_own_runs_and_cached(catalogue, set
     assert magnus["run"]["makespan_s"] == makespans[(len(makespans) - 1) // 2]  # the median replication, not a re-run
     assert report["tco"]["horizon"]["years"] == round(scenario.tco_years)
     assert Scenario.objects.get(pk=scenario.pk).results_cache["scoring"]["ranks"] == scoring["ranks"]
+
+
+def test_editing_the_criteria_rescores_and_disabling_all_explains(catalogue):
+    from apps.scoring.models import Criterion
+
+    scenario = create_demo_scenario()
+    run_scenario(scenario)
+    for entry in scenario.entries.select_related("run"):
+        for rep in entry.run.replication_set.all():
+            execute_replication(str(entry.run.id), rep.index)
+    first = scenario_page(Scenario.objects.get(pk=scenario.pk))["scoring"]
+    criterion = Criterion.objects.order_by("pk").last()
+    criterion.weight = 2.5
+    criterion.save()
+    second = scenario_page(Scenario.objects.get(pk=scenario.pk))["scoring"]
+    assert second["weights"][-1] == 2.5 and first["weights"][-1] != 2.5
+    Criterion.objects.update(enabled=False)
+    third = scenario_page(Scenario.objects.get(pk=scenario.pk))["scoring"]
+    assert "criteria: none enabled" in third["error"]
