@@ -1,0 +1,40 @@
+"""simulator/ is plain Python: no Django, Celery, database or app imports, statically or at run time."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FORBIDDEN = ("django", "celery", "kombu", "psycopg", "redis", "apps")
+
+
+def test_it_imports_nothing_of_the_web_stack_in_any_module():
+    offenders = []
+    for path in sorted((ROOT / "simulator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            offenders += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
+                          if n.split(".")[0] in FORBIDDEN]
+    assert offenders == []
+
+
+def test_it_simulates_chiles_in_a_process_without_django_loaded():
+    code = (
+        "import sys, pkgutil, importlib, simulator, simulator.model\n"
+        "for m in pkgutil.walk_packages(simulator.__path__, 'simulator.'): importlib.import_module(m.name)\n"
+        "from simulator.model.validation import paper_scenarios\n"
+        "from simulator.model.simulate import simulate\n"
+        "r = simulate(paper_scenarios()['magnus'], seed=1, record_utilisation=False)\n"
+        "assert r.makespan_s > 0\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})\n"
+        "print(','.join(bad))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
