@@ -79,3 +79,16 @@ def test_the_format_can_be_forced(samples, tmp_path):
 
     with pytest.raises(ParseError, match="line 1"):
         parse(samples / "seq_read.strace", "skyplan_csv")
+
+
+def test_long_sample_files_are_merged_but_totals_stay_exact(samples, monkeypatch):
+    from apps.profiles.parsers import samples as sample_parser
+
+    full = parse(samples / "seq_read.skyplan.csv")
+    monkeypatch.setattr(sample_parser, "MAX_ROWS", 1)
+    small = sample_parser.parse_skyplan_csv(samples / "seq_read.skyplan.csv")
+    assert len(small.samples) < len(full.samples)
+    for key in ("cpu_user_s", "cpu_system_s", "read_bytes", "peak_rss_bytes", "duration_s"):
+        assert small.meta[key] == pytest.approx(full.meta[key])
+    # merged rows average rates by interval: the bytes they stand for are unchanged
+    assert (small.samples["read_bytes_per_s"] * small.samples["dt_s"]).sum() == pytest.approx(full.meta["read_bytes"])

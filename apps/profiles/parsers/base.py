@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["ParseError", "Cancelled", "Parsed", "Progress", "read_chunks", "CHUNK_BYTES"]
+__all__ = ["ParseError", "Cancelled", "Parsed", "Progress", "read_chunks", "read_byte_chunks", "line_at", "CHUNK_BYTES"]
 
 #: bytes read per chunk: big enough for vectorised work, small enough to keep memory bounded
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -52,9 +52,19 @@ def read_chunks(path: str | Path, progress: Progress = None, chunk_bytes: int = 
 
     Text is decoded as Latin-1 (every byte is a character, so no decode error can occur;
     the formats we read are ASCII).  Memory stays at about two chunks whatever the file size."""
+    line_no = 1
+    for _, body in read_byte_chunks(path, progress, chunk_bytes):
+        text = body.decode("latin-1")
+        yield line_no, text
+        line_no += body.count(b"\n")
+
+
+def read_byte_chunks(path: str | Path, progress: Progress = None,
+                     chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(byte_offset, data)`` for whole lines of ``path``; :func:`line_at` names a line on error."""
     total = Path(path).stat().st_size
     done = 0
-    line_no = 1
+    offset = 0
     tail = b""
     with open(path, "rb") as f:
         while True:
@@ -68,12 +78,25 @@ def read_chunks(path: str | Path, progress: Progress = None, chunk_bytes: int = 
                 tail = block
                 continue
             tail = block[cut + 1:]
-            text = block[: cut + 1].decode("latin-1")
-            yield line_no, text
-            line_no += text.count("\n")
+            yield offset, block[: cut + 1]
+            offset += cut + 1
             if progress:
                 progress(done, total)
     if tail:
-        yield line_no, tail.decode("latin-1") + "\n"
+        yield offset, tail + b"\n"
     if progress:
         progress(total, total)
+
+
+def line_at(path: str | Path, byte_offset: int) -> int:
+    """The 1-based line number of the line starting at ``byte_offset`` (counted only when an error needs it)."""
+    line = 1
+    left = byte_offset
+    with open(path, "rb") as f:
+        while left > 0:
+            block = f.read(min(left, CHUNK_BYTES))
+            if not block:
+                break
+            line += block.count(b"\n")
+            left -= len(block)
+    return line

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .base import Parsed, ParseError, Progress, read_chunks
+from .base import Parsed, ParseError, Progress, line_at, read_byte_chunks, read_chunks
 
 __all__ = [
     "SAMPLE_COLUMNS", "SKYPLAN_COLUMNS", "SKYPLAN_REQUIRED", "SKYPLAN_MARKER", "CHILES_HEADER", "MAX_ROWS",
@@ -49,12 +49,15 @@ class _Collector:
                        "io_bytes": 0.0, "io_ops": 0.0, "peak_rss_bytes": 0.0, "peak_vm_bytes": 0.0}
         self.t0: float | None = None
         self.prev_t: float | None = None
+        self.first_interval = 1.0
 
     def add(self, t_abs: np.ndarray, cols: dict[str, np.ndarray]) -> None:
         if len(t_abs) == 0:
             return
         if self.t0 is None:
             self.t0 = float(t_abs[0])
+            steps = np.diff(t_abs)
+            self.first_interval = float(np.median(steps)) if len(steps) and np.median(steps) > 0 else 1.0
         prev = self.prev_t if self.prev_t is not None else np.nan
         dt = np.diff(t_abs, prepend=prev)
         self.prev_t = float(t_abs[-1])
@@ -82,7 +85,7 @@ class _Collector:
         meta = dict(meta)
         meta.update({k: float(v) for k, v in self.totals.items()})
         meta["samples"] = int(self.rows)
-        meta["duration_s"] = float(frame["t_s"].iloc[-1] + frame["dt_s"].iloc[0])
+        meta["duration_s"] = float(self.prev_t - self.t0 + self.first_interval)
         meta["start"] = self.t0
         return Parsed(format=fmt, kind="samples", meta=meta, samples=frame)
 
@@ -103,20 +106,27 @@ def _totals(col: _Collector, frame: pd.DataFrame) -> None:
 
 def _halve(frame: pd.DataFrame) -> pd.DataFrame:
     """Merge neighbouring rows two by two: rates weighted by interval, memory maxima, end times."""
-    key = np.arange(len(frame)) // 2
-    w = frame["dt_s"].fillna(1.0)
-    weighted = frame[_MEAN].mul(w, axis=0).groupby(key).sum(min_count=1)
-    dt = w.groupby(key).sum()
-    out = weighted.div(dt, axis=0)
-    out["dt_s"] = dt
-    out["t_s"] = frame["t_s"].groupby(key).last()
-    out["rss_bytes"] = frame["rss_bytes"].groupby(key).max()
-    out["vm_bytes"] = frame["vm_bytes"].groupby(key).max()
-    return out[list(SAMPLE_COLUMNS)].reset_index(drop=True)
+    n = len(frame) // 2 * 2
+    head, rest = frame.iloc[:n], frame.iloc[n:]
+    w = np.nan_to_num(head["dt_s"].to_numpy(), nan=1.0).reshape(-1, 2)
+    dt = w.sum(axis=1)
+    out = {"t_s": head["t_s"].to_numpy()[1::2], "dt_s": dt}
+    for c in _MEAN:
+        v = head[c].to_numpy().reshape(-1, 2)
+        with np.errstate(invalid="ignore"):
+            weight = np.where(np.isnan(v), 0.0, w).sum(axis=1)
+            out[c] = np.where(weight > 0, np.nansum(v * w, axis=1) / np.where(weight > 0, weight, 1.0), np.nan)
+    for c in ("rss_bytes", "vm_bytes"):
+        v = head[c].to_numpy().reshape(-1, 2)
+        out[c] = np.where(np.isnan(v).all(axis=1), np.nan, np.nanmax(np.where(np.isnan(v), -np.inf, v), axis=1))
+    merged = pd.DataFrame(out)[list(SAMPLE_COLUMNS)]
+    return pd.concat([merged, rest[list(SAMPLE_COLUMNS)]], ignore_index=True) if len(rest) else merged
 
 
-def _bad_row(filename: str, text: str, first_line: int, ncols: int, numeric: list[bool], what: str) -> ParseError:
+def _bad_row(filename: str, text: str | bytes, first_line: int, ncols: int, numeric: list[bool], what: str) -> ParseError:
     """Find the first malformed row of a chunk that pandas refused, to name its line."""
+    if isinstance(text, bytes):
+        text = text.decode("latin-1")
     for i, line in enumerate(text.splitlines()):
         if not line.strip():
             continue
@@ -135,14 +145,15 @@ def _bad_row(filename: str, text: str, first_line: int, ncols: int, numeric: lis
 
 
 def _read_numeric_chunk(filename, text, first_line, names, what) -> pd.DataFrame:
+    """A chunk of all-numeric rows; ``first_line`` is a callable giving its first line number (for errors)."""
     try:
-        frame = pd.read_csv(io.StringIO(text), header=None, names=list(names), dtype=float, engine="c",
-                            skip_blank_lines=True)
+        # na_filter off: an empty field is an error, not a NaN; only short rows leave NaN (in the last column)
+        frame = pd.read_csv(io.BytesIO(text), header=None, names=list(names), dtype=float, engine="c",
+                            skip_blank_lines=True, na_filter=False)
     except (ValueError, pd.errors.ParserError):
-        raise _bad_row(filename, text, first_line, len(names), [True] * len(names), what) from None
-    if frame.isna().to_numpy().any():
-        # short rows and empty fields come back as NaN: name the first one
-        raise _bad_row(filename, text, first_line, len(names), [True] * len(names), what)
+        raise _bad_row(filename, text, first_line(), len(names), [True] * len(names), what) from None
+    if len(frame) and np.isnan(frame[names[-1]].to_numpy()).any():
+        raise _bad_row(filename, text, first_line(), len(names), [True] * len(names), what)
     return frame
 
 
@@ -162,14 +173,21 @@ def _header_lines(path, filename, want: int) -> tuple[list[str], int]:
 
 
 def _data_chunks(path, skip_lines: int, progress: Progress):
-    """Chunks of data text after the first ``skip_lines`` lines, with their first line number."""
-    for first, text in read_chunks(path, progress):
-        if first + text.count("\n") - 1 <= skip_lines:
-            continue  # the whole chunk is header
-        if first <= skip_lines:
-            text = text.split("\n", skip_lines - first + 1)[-1]
-            first = skip_lines + 1
-        yield first, text
+    """Chunks of data (bytes) after the first ``skip_lines`` lines, each with a callable giving its
+    first line number (counted only when an error needs it)."""
+    skipped = 0
+    for offset, data in read_byte_chunks(path, progress):
+        start = 0
+        while skipped < skip_lines:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                break
+            start = nl + 1
+            skipped += 1
+        if start >= len(data):
+            continue
+        at = offset + start
+        yield (lambda at=at: line_at(path, at)), data[start:] if start else data
 
 
 def parse_skyplan_csv(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
@@ -241,21 +259,24 @@ def parse_chiles_csv(path: str | Path, filename: str | None = None, progress: Pr
     what = ", ".join(CHILES_HEADER)
     col = _Collector()
     for first, text in _data_chunks(path, used, progress):
-        try:
-            frame = pd.read_csv(io.StringIO(text), header=None, names=short, engine="c",
-                                dtype={c: float for c in short[1:]} | {"time": str})
+        try:  # Unix-second stamps: every column numeric (the fast path)
+            frame = pd.read_csv(io.BytesIO(text), header=None, names=short, engine="c", na_filter=False, dtype=float)
         except (ValueError, pd.errors.ParserError):
-            raise _bad_row(filename, text, first, len(short), [False] + [True] * 7, what) from None
+            try:  # date-time stamps
+                frame = pd.read_csv(io.BytesIO(text), header=None, names=short, engine="c", na_filter=False,
+                                    dtype={c: float for c in short[1:]} | {"time": str})
+            except (ValueError, pd.errors.ParserError):
+                raise _bad_row(filename, text, first(), len(short), [False] + [True] * 7, what) from None
         if frame.empty:
             continue
-        if frame[short[1:]].isna().to_numpy().any() or frame["time"].isna().any():
-            raise _bad_row(filename, text, first, len(short), [False] + [True] * 7, what)
-        t = pd.to_numeric(frame["time"], errors="coerce")
+        if np.isnan(frame["wait"].to_numpy()).any() or frame["time"].isna().any():
+            raise _bad_row(filename, text, first(), len(short), [False] + [True] * 7, what)
+        t = frame["time"] if frame["time"].dtype == float else pd.to_numeric(frame["time"], errors="coerce")
         if t.isna().any():
             dates = pd.to_datetime(frame["time"], errors="coerce", format="mixed")
             if dates.isna().any():
                 i = int(np.argmax(dates.isna().to_numpy()))
-                raise ParseError(filename, first + i, f"a time stamp (Unix seconds or a date-time), "
+                raise ParseError(filename, first() + i, f"a time stamp (Unix seconds or a date-time), "
                                                       f"got {frame['time'].iloc[i]!r}")
             t = (dates - pd.Timestamp(0)).dt.total_seconds()
         t = t.to_numpy(dtype=float)

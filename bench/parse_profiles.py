@@ -1,0 +1,176 @@
+"""Profile parser speed: generate large strace / CSV / pidstat files in var/ and time each parser on one core.
+
+    python bench/parse_profiles.py [--mb 200] [--formats strace,skyplan_csv,chiles_csv,pidstat] [--keep]
+
+Each parser runs in a fresh process pinned to one CPU, so its peak RSS is its own.  The generated
+files imitate the real samples in fixtures/profiles/ (line shapes, sizes, a mix of sequential and
+random accesses, of reads and other calls); they are synthetic load, not profiles of anything.
+Targets: >= 50 MB/s of strace, >= 200 MB/s of CSV.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+VAR = ROOT / "var" / "bench-profiles"
+TARGETS = {"strace": 50.0, "skyplan_csv": 200.0, "chiles_csv": 200.0, "pidstat": None}
+PREVIEW = '"\\356\\200k\\270*\\254\\277ZQ\\35\\26\\272*+\\237;\\324\'_\\374u\\303\\242\\337\\4_O\\226\\215\\0h]"...'
+
+
+def _strace_lines(rng: random.Random, n: int, clock: list[float]) -> str:
+    """n strace -f -tt -T lines: a sequential 1 MiB reader (pid 4001), a random 4 KiB reader (pid 4002)
+    and, one line in ten, the calls around them (fstat, lseek, openat/close)."""
+    out = []
+    off = clock[1]
+    for _ in range(n):
+        clock[0] += rng.expovariate(1 / 0.0002)
+        t = clock[0]
+        h, rem = divmod(t, 3600)
+        m, s = divmod(rem, 60)
+        stamp = f"{int(h) % 24:02d}:{int(m):02d}:{s:09.6f}"
+        r = rng.random()
+        if r < 0.5:
+            out.append(f"4001 {stamp} read(3, {PREVIEW}, 1048576) = 1048576 <0.000{rng.randrange(100, 999)}>")
+            off += 1048576
+        elif r < 0.9:
+            o = rng.randrange(262144) * 4096
+            out.append(f"4002 {stamp} pread64(5, {PREVIEW}, 4096, {o}) = 4096 <0.000{rng.randrange(10, 99):03d}>")
+        elif r < 0.95:
+            out.append(f'4002 {stamp} newfstatat(5, "", {{st_mode=S_IFREG|0644, st_size=1073741824, ...}}, '
+                       f"AT_EMPTY_PATH) = 0 <0.000009>")
+        elif r < 0.98:
+            out.append(f"4001 {stamp} lseek(3, 0, SEEK_CUR) = {off} <0.000008>")
+        else:
+            out.append(f'4001 {stamp} openat(AT_FDCWD, "/data/day{rng.randrange(100)}.ms/table.f1", O_RDONLY|O_CLOEXEC) '
+                       f"= 6 <0.000021>")
+            out.append(f"4001 {stamp} close(6) = 0 <0.000008>")
+    clock[1] = off
+    return "\n".join(out) + "\n"
+
+
+def generate(fmt: str, path: Path, mb: float) -> None:
+    target = int(mb * 1e6)
+    rng = random.Random(1)
+    with open(path, "w") as f:
+        if fmt == "strace":
+            clock = [9000.0, 0.0]
+            f.write('4001 02:30:00.000000 openat(AT_FDCWD, "/data/day1.ms/table.f1", O_RDONLY|O_CLOEXEC) = 3 <0.000020>\n')
+            f.write('4002 02:30:00.000001 openat(AT_FDCWD, "/data/image.tmp", O_RDONLY|O_CLOEXEC) = 5 <0.000020>\n')
+            while f.tell() < target:
+                f.write(_strace_lines(rng, 20000, clock))
+            return
+        import numpy as np
+        import pandas as pd
+
+        rows = 200_000
+        t0 = 1795314669.739
+        if fmt == "skyplan_csv":
+            f.write("# skyplan-profile v1\ntimestamp,cpu_user_pct,cpu_system_pct,rss_bytes,vm_bytes,read_bytes,"
+                    "write_bytes,read_ops,write_ops,io_wait_pct,threads\n")
+        elif fmt == "chiles_csv":
+            f.write("Time stamp,Total CPU %,Kernel CPU %,VM,RSS,IOPS,Bytes/S,IO WAIT\n")
+        elif fmt == "pidstat":
+            f.write("Linux 6.18.44-fc-v669 (vm) \t11/22/26 \t_x86_64_\t(2 CPU)\n\n")
+        i = 0
+        gen = np.random.default_rng(1)
+        while f.tell() < target:
+            t = t0 + np.arange(i, i + rows, dtype=float)
+            user = gen.uniform(0, 100, rows).round(2)
+            system = gen.uniform(0, 40, rows).round(2)
+            rss = gen.integers(10**7, 10**10, rows)
+            vm = rss + gen.integers(0, 10**9, rows)
+            rb = gen.integers(0, 2 * 10**9, rows)
+            wb = gen.integers(0, 10**8, rows)
+            if fmt == "skyplan_csv":
+                frame = pd.DataFrame({"t": t.round(3), "u": user, "s": system, "rss": rss, "vm": vm, "rb": rb, "wb": wb,
+                                      "ro": rb // 1048576, "wo": wb // 1048576, "w": gen.uniform(0, 5, rows).round(2),
+                                      "th": gen.integers(1, 9, rows)})
+                frame.to_csv(f, header=False, index=False)
+            elif fmt == "chiles_csv":
+                frame = pd.DataFrame({"t": t.round(3), "tot": (user + system).round(2), "k": system, "vm": vm, "rss": rss,
+                                      "iops": gen.uniform(0, 3000, rows).round(1), "bps": rb + wb,
+                                      "w": gen.uniform(0, 5, rows).round(2)})
+                frame.to_csv(f, header=False, index=False)
+            else:
+                lines = ["# Time        UID       PID    %usr %system  %guest   %wait    %CPU   CPU  minflt/s  majflt/s"
+                         "     VSZ     RSS   %MEM   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command"]
+                for k in range(0, rows, 10):
+                    sec = int(t[k]) % 86400
+                    clock = f"{sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}"
+                    lines.append(f"{clock}        0     16043 {user[k]:7.2f} {system[k]:7.2f}    0.00    1.00 "
+                                 f"{user[k] + system[k]:7.2f}     1   1352.00      0.00 {vm[k] // 1024:7d} {rss[k] // 1024:7d}"
+                                 f"   0.05 {rb[k] / 1024:9.2f} {wb[k] / 1024:9.2f}      0.00       0  python3")
+                    lines.append("")
+                f.write("\n".join(lines) + "\n")
+            i += rows
+
+
+def run_one(fmt: str, path: str) -> dict:
+    """In the child process: parse on one core, report seconds and peak RSS."""
+    try:
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    except (AttributeError, OSError):
+        pass
+    from apps.profiles.parsers import parse
+
+    base_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # the interpreter with pandas loaded
+    start, cpu0 = time.perf_counter(), time.process_time()
+    parsed = parse(path, fmt)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu0
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rows = parsed.meta.get("lines") or parsed.meta.get("samples")
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": peak_kib / 1024, "base_rss_mb": base_kib / 1024,
+            "rows": rows}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mb", type=float, default=200.0, help="size of each generated file (MB)")
+    ap.add_argument("--formats", default="strace,skyplan_csv,chiles_csv,pidstat")
+    ap.add_argument("--keep", action="store_true", help="keep the generated files in var/bench-profiles/")
+    ap.add_argument("--run", nargs=2, metavar=("FORMAT", "PATH"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.run:
+        print(json.dumps(run_one(*args.run)))
+        return 0
+    VAR.mkdir(parents=True, exist_ok=True)
+    print("MB/s is per CPU-second of the parsing process (one core); wall-clock MB/s beside it is lower when")
+    print("other processes share the core.  Peak RSS includes the interpreter with pandas (base).")
+    print(f"{'format':<12} {'size MB':>8} {'CPU s':>7} {'MB/s':>7} {'wall MB/s':>9} {'target':>7} "
+          f"{'peak RSS MB':>11} {'base MB':>8} {'rows':>10}")
+    ok = True
+    for fmt in args.formats.split(","):
+        path = VAR / f"large.{fmt}"
+        if not path.exists() or abs(path.stat().st_size - args.mb * 1e6) > 0.05 * args.mb * 1e6:
+            generate(fmt, path, args.mb)
+        size_mb = path.stat().st_size / 1e6
+        out = subprocess.run([sys.executable, __file__, "--run", fmt, str(path)], capture_output=True, text=True,
+                             cwd=ROOT, env=dict(os.environ, DJANGO_SETTINGS_MODULE="apps.settings"))
+        if out.returncode:
+            print(out.stderr[-2000:])
+            return 1
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        rate = size_mb / r["cpu_seconds"]
+        target = TARGETS.get(fmt)
+        met = target is None or rate >= target
+        ok &= met
+        print(f"{fmt:<12} {size_mb:8.1f} {r['cpu_seconds']:7.2f} {rate:7.1f} {size_mb / r['seconds']:9.1f} "
+              f"{('>=' + str(int(target))) if target else '—':>7} {r['peak_rss_mb']:11.1f} {r['base_rss_mb']:8.1f} "
+              f"{r['rows']:>10}{'' if met else '  BELOW TARGET'}")
+        if not args.keep:
+            path.unlink()
+    return 0 if ok else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
