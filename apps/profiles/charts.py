@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -82,19 +80,37 @@ def class_figure(frame: pd.DataFrame, phases: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Throughput by access class", "MB/s")
 
 
+def _size_label(v: float) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if v >= scale:
+            return f"{v / scale:g} {unit}"
+    return f"{v:g} B"
+
+
+def _time_label(v: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if v >= scale:
+            return f"{v / scale:.3g} {unit}"
+    return f"{v / 1e-9:.3g} ns"
+
+
 def histogram_figure(frame: pd.DataFrame, which: str) -> go.Figure:
-    """Request sizes (bytes) or inter-arrival times (seconds) per class, on log-spaced bins."""
+    """Request sizes or inter-arrival times per class, one bar per log-spaced bin (labelled by its lower edge)."""
     fig = go.Figure()
+    label = _size_label if which == "size" else _time_label
+    bins = sorted(set(frame["lower"]))
+    order = [("≥ " if lo > 0 else "< ") + label(lo if lo > 0 else frame.loc[frame["lower"] == lo, "upper"].iloc[0])
+             for lo in bins]
+    names = dict(zip(bins, order, strict=True))
     for cls, part in frame.groupby("class", sort=False):
-        mid = [math.sqrt(lo * hi) if lo > 0 and math.isfinite(hi) else (hi if lo == 0 else lo)
-               for lo, hi in zip(part["lower"], part["upper"], strict=False)]
-        fig.add_bar(x=mid, y=part["count"], name=CLASS_LABELS.get(cls, cls), marker_color=CLASS_COLOURS.get(cls))
+        fig.add_bar(x=[names[lo] for lo in part["lower"]], y=part["count"], name=CLASS_LABELS.get(cls, cls),
+                    marker_color=CLASS_COLOURS.get(cls))
     if which == "size":
-        _layout(fig, "Request sizes", "requests", "request size (bytes, log)")
+        _layout(fig, "Request sizes", "requests", "request size (bin from)")
     else:
         _layout(fig, "Inter-arrival times (end of one request to start of the next, same class)", "requests",
-                "seconds (log)")
-    fig.update_xaxes(type="log")
+                "time between requests (bin from)")
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=order)
     fig.update_layout(barmode="group")
     return fig
 

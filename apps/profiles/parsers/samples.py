@@ -10,6 +10,7 @@ averaged, memory maxima kept) so memory stays bounded for any file size.
 from __future__ import annotations
 
 import io
+import math
 import re
 from pathlib import Path
 
@@ -40,11 +41,16 @@ _MEAN = ["cpu_user_pct", "cpu_system_pct", "read_bytes_per_s", "write_bytes_per_
 
 
 class _Collector:
-    """Accumulates sample chunks with exact totals and a bounded frame."""
+    """Accumulates sample chunks (numpy columns) with exact totals and a bounded number of rows.
+
+    Once more than ``2 * MAX_ROWS`` rows are kept, the kept rows are merged two by two and every
+    later chunk is merged by the same (doubling) factor as it arrives, so the work stays linear."""
 
     def __init__(self):
-        self.frames: list[pd.DataFrame] = []
+        self.parts: list[dict[str, np.ndarray]] = []
         self.rows = 0
+        self.raw_rows = 0
+        self.factor = 1
         self.totals = {"cpu_user_s": 0.0, "cpu_system_s": 0.0, "read_bytes": 0.0, "write_bytes": 0.0,
                        "io_bytes": 0.0, "io_ops": 0.0, "peak_rss_bytes": 0.0, "peak_vm_bytes": 0.0}
         self.t0: float | None = None
@@ -52,8 +58,10 @@ class _Collector:
         self.first_interval = 1.0
 
     def add(self, t_abs: np.ndarray, cols: dict[str, np.ndarray]) -> None:
-        if len(t_abs) == 0:
+        n = len(t_abs)
+        if n == 0:
             return
+        self.raw_rows += n
         if self.t0 is None:
             self.t0 = float(t_abs[0])
             steps = np.diff(t_abs)
@@ -61,66 +69,102 @@ class _Collector:
         prev = self.prev_t if self.prev_t is not None else np.nan
         dt = np.diff(t_abs, prepend=prev)
         self.prev_t = float(t_abs[-1])
-        frame = pd.DataFrame({"t_s": t_abs - self.t0, "dt_s": dt})
+        chunk = {"t_s": t_abs - self.t0, "dt_s": dt}
         for name in SAMPLE_COLUMNS[2:]:
-            frame[name] = cols.get(name, np.full(len(t_abs), np.nan))
-        _totals(self, frame)
-        self.frames.append(frame)
-        self.rows += len(frame)
-        if self.rows > 2 * MAX_ROWS:
-            merged = _halve(pd.concat(self.frames, ignore_index=True))
-            self.frames, self.rows = [merged], len(merged)
+            v = cols.get(name)
+            chunk[name] = np.full(n, np.nan) if v is None else np.asarray(v, dtype=float)
+        self._totals(chunk)
+        if self.factor > 1:
+            chunk = _merge(chunk, self.factor)
+        self.parts.append(chunk)
+        self.rows += len(chunk["t_s"])
+        while self.rows > 2 * MAX_ROWS:
+            whole = _merge(_concat(self.parts), 2)
+            self.parts, self.rows = [whole], len(whole["t_s"])
+            self.factor *= 2
+
+    def _totals(self, c: dict[str, np.ndarray]) -> None:
+        """Add a chunk's exact totals (before any merging)."""
+        dt = c["dt_s"]
+        if np.isnan(dt[0]):
+            dt = dt.copy()
+            dt[0] = self.first_interval
+        tot = self.totals
+
+        def integral(v: np.ndarray) -> float:
+            total = float(v @ dt)  # fast path: no missing values
+            return total if not math.isnan(total) else float(np.nansum(v * dt))
+
+        tot["cpu_user_s"] += integral(c["cpu_user_pct"]) / 100
+        tot["cpu_system_s"] += integral(c["cpu_system_pct"]) / 100
+        for src, dst in (("read_bytes_per_s", "read_bytes"), ("write_bytes_per_s", "write_bytes"),
+                         ("io_bytes_per_s", "io_bytes"), ("io_ops_per_s", "io_ops")):
+            tot[dst] += integral(c[src])
+        for src, dst in (("rss_bytes", "peak_rss_bytes"), ("vm_bytes", "peak_vm_bytes")):
+            top = float(c[src].max())
+            if math.isnan(top) and not np.isnan(c[src]).all():
+                top = float(np.nanmax(c[src]))
+            if not math.isnan(top):
+                tot[dst] = max(tot[dst], top)
 
     def finish(self, fmt: str, filename: str, meta: dict) -> Parsed:
-        if not self.frames:
+        if not self.parts:
             raise ParseError(filename, None, "at least one sample row after the header; the file has none")
-        frame = pd.concat(self.frames, ignore_index=True)
+        frame = pd.DataFrame(_concat(self.parts))[list(SAMPLE_COLUMNS)]
         # the first interval has no predecessor: take the typical interval
-        typical = float(np.nanmedian(frame["dt_s"])) if len(frame) > 1 else 1.0
-        frame["dt_s"] = frame["dt_s"].fillna(typical if np.isfinite(typical) and typical > 0 else 1.0)
+        frame["dt_s"] = frame["dt_s"].fillna(self.first_interval)
         if (frame["dt_s"] <= 0).any():
             bad = int(np.argmax((frame["dt_s"] <= 0).to_numpy()))
             raise ParseError(filename, None, f"time stamps increasing from row to row; sample {bad + 1} "
                                              f"does not come after the one before it")
         meta = dict(meta)
         meta.update({k: float(v) for k, v in self.totals.items()})
-        meta["samples"] = int(self.rows)
+        meta["samples"] = self.raw_rows
+        meta["rows_kept"] = int(self.rows)
+        meta["rows_merged_by"] = self.factor
         meta["duration_s"] = float(self.prev_t - self.t0 + self.first_interval)
         meta["start"] = self.t0
         return Parsed(format=fmt, kind="samples", meta=meta, samples=frame)
 
 
-def _totals(col: _Collector, frame: pd.DataFrame) -> None:
-    """Add a chunk's exact totals (before any merging)."""
-    dt = frame["dt_s"].fillna(frame["dt_s"].median() if frame["dt_s"].notna().any() else 1.0).fillna(1.0)
-    tot = col.totals
-    tot["cpu_user_s"] += float((frame["cpu_user_pct"].fillna(0) / 100 * dt).sum())
-    tot["cpu_system_s"] += float((frame["cpu_system_pct"].fillna(0) / 100 * dt).sum())
-    for src, dst in (("read_bytes_per_s", "read_bytes"), ("write_bytes_per_s", "write_bytes"),
-                     ("io_bytes_per_s", "io_bytes"), ("io_ops_per_s", "io_ops")):
-        tot[dst] += float((frame[src].fillna(0) * dt).sum())
-    tot["peak_rss_bytes"] = max(tot["peak_rss_bytes"], float(frame["rss_bytes"].max(skipna=True) or 0))
-    if frame["vm_bytes"].notna().any():
-        tot["peak_vm_bytes"] = max(tot["peak_vm_bytes"], float(frame["vm_bytes"].max()))
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    if len(parts) == 1:
+        return parts[0]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def _halve(frame: pd.DataFrame) -> pd.DataFrame:
-    """Merge neighbouring rows two by two: rates weighted by interval, memory maxima, end times."""
-    n = len(frame) // 2 * 2
-    head, rest = frame.iloc[:n], frame.iloc[n:]
-    w = np.nan_to_num(head["dt_s"].to_numpy(), nan=1.0).reshape(-1, 2)
+def _merge(c: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
+    """Merge every ``k`` neighbouring rows (the last group may be shorter): rates weighted by
+    interval, memory maxima, end times."""
+    n = len(c["t_s"])
+    groups = -(-n // k)
+    pad = groups * k - n
+
+    def shaped(v: np.ndarray, fill: float) -> np.ndarray:
+        return np.concatenate([v, np.full(pad, fill)]).reshape(groups, k) if pad else v.reshape(groups, k)
+
+    w = shaped(np.nan_to_num(c["dt_s"], nan=1.0), 0.0)
     dt = w.sum(axis=1)
-    out = {"t_s": head["t_s"].to_numpy()[1::2], "dt_s": dt}
-    for c in _MEAN:
-        v = head[c].to_numpy().reshape(-1, 2)
-        with np.errstate(invalid="ignore"):
+    last = np.minimum(np.arange(1, groups + 1) * k, n) - 1
+    out = {"t_s": c["t_s"][last], "dt_s": dt}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for name in _MEAN:
+            raw = c[name]
+            if not pad and not np.isnan(raw).any():  # fast path: nothing missing
+                out[name] = (raw.reshape(groups, k) * w).sum(axis=1) / dt
+                continue
+            v = shaped(raw, np.nan)
             weight = np.where(np.isnan(v), 0.0, w).sum(axis=1)
-            out[c] = np.where(weight > 0, np.nansum(v * w, axis=1) / np.where(weight > 0, weight, 1.0), np.nan)
-    for c in ("rss_bytes", "vm_bytes"):
-        v = head[c].to_numpy().reshape(-1, 2)
-        out[c] = np.where(np.isnan(v).all(axis=1), np.nan, np.nanmax(np.where(np.isnan(v), -np.inf, v), axis=1))
-    merged = pd.DataFrame(out)[list(SAMPLE_COLUMNS)]
-    return pd.concat([merged, rest[list(SAMPLE_COLUMNS)]], ignore_index=True) if len(rest) else merged
+            out[name] = np.where(weight > 0, np.nansum(v * w, axis=1) / np.where(weight > 0, weight, 1.0), np.nan)
+    for name in ("rss_bytes", "vm_bytes"):
+        raw = c[name]
+        if not pad and not np.isnan(raw).any():
+            out[name] = raw.reshape(groups, k).max(axis=1)
+            continue
+        v = shaped(raw, np.nan)
+        top = np.where(np.isnan(v), -np.inf, v).max(axis=1)
+        out[name] = np.where(np.isinf(top), np.nan, top)
+    return out
 
 
 def _bad_row(filename: str, text: str | bytes, first_line: int, ncols: int, numeric: list[bool], what: str) -> ParseError:
