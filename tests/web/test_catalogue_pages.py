@@ -92,3 +92,8 @@ def test_it_refuses_an_unknown_unit_in_the_admin(client, staff, catalogue):
 
     assert response.status_code == 200
     assert "unknown unit &#x27;widgets&#x27;" in response.content.decode()
+
+
+def test_the_home_page_links_to_the_demo_scenario(logged_in, catalogue):
+    body = logged_in.get("/").content.decode()
+    assert 'action="/scenarios/demo/"' in body and "Run the demo" in body
