@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from apps.core.models import JOB_FINISHED, JobStatus
+
 __all__ = ["BenchmarkRun", "MeasuredValue", "queue_for"]
 
 
@@ -22,14 +24,8 @@ class BenchmarkRun(models.Model):
         CPU = "cpu", "CPU kernels"
         MINIPIPELINE = "minipipeline", "mini-pipeline (copy → split → invert → concat)"
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "queued"
-        RUNNING = "running", "running"
-        SUCCEEDED = "succeeded", "succeeded"
-        FAILED = "failed", "failed"
-        CANCELLED = "cancelled", "cancelled"
-
-    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+    Status = JobStatus
+    FINISHED = JOB_FINISHED
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     platform = models.ForeignKey("platforms.Platform", on_delete=models.CASCADE, related_name="benchmark_runs")

@@ -84,3 +84,17 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hostname} (pid {self.pid})"
+
+
+class JobStatus(models.TextChoices):
+    """The life of every long job (simulation runs, searches, imports, benchmarks)."""
+
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    SUCCEEDED = "succeeded", "succeeded"
+    FAILED = "failed", "failed"
+    CANCELLED = "cancelled", "cancelled"
+
+
+#: the statuses a job does not leave
+JOB_FINISHED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)

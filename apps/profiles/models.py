@@ -15,18 +15,13 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from apps.core.models import JOB_FINISHED, JobStatus
+
 __all__ = ["Status", "ProfileImport", "Profile", "Calibration", "TierMeasurement"]
 
 
-class Status(models.TextChoices):
-    QUEUED = "queued", "queued"
-    RUNNING = "running", "running"
-    SUCCEEDED = "succeeded", "succeeded"
-    FAILED = "failed", "failed"
-    CANCELLED = "cancelled", "cancelled"
-
-
-FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+Status = JobStatus
+FINISHED = JOB_FINISHED
 
 
 class Profile(models.Model):

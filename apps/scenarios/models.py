@@ -14,18 +14,13 @@ from django.db import models
 from django.db.models import Avg
 from django.urls import reverse
 
+from apps.core.models import JOB_FINISHED, JobStatus
+
 __all__ = ["SimulationRun", "Replication", "Scenario", "ScenarioPlatform"]
 
 
-class Status(models.TextChoices):
-    QUEUED = "queued", "queued"
-    RUNNING = "running", "running"
-    SUCCEEDED = "succeeded", "succeeded"
-    FAILED = "failed", "failed"
-    CANCELLED = "cancelled", "cancelled"
-
-
-FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+Status = JobStatus
+FINISHED = JOB_FINISHED
 
 
 class SimulationRun(models.Model):

@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import Sum
 from django.urls import reverse
 
+from apps.core.models import JOB_FINISHED, JobStatus
 from apps.scoring.logic.criteria import METRICS, RubricError, validate_rubric
 
 __all__ = ["Criterion", "ConfigurationSearch", "SearchChunk", "Status"]
@@ -54,15 +55,8 @@ class Criterion(models.Model):
             raise ValidationError(errors)
 
 
-class Status(models.TextChoices):
-    QUEUED = "queued", "queued"
-    RUNNING = "running", "running"
-    SUCCEEDED = "succeeded", "succeeded"
-    FAILED = "failed", "failed"
-    CANCELLED = "cancelled", "cancelled"
-
-
-FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+Status = JobStatus
+FINISHED = JOB_FINISHED
 
 
 class ConfigurationSearch(models.Model):
