@@ -8,12 +8,13 @@ Redis when CELERY_BROKER_URL is set.  Ctrl-C stops both.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
@@ -25,6 +26,14 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=2)
 
     def handle(self, *args, port, host, concurrency, **options):
+        # runserver leaves with os._exit() when the port is taken, which would orphan the worker: check first
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, port))
+            except OSError as exc:
+                raise CommandError(f"{host}:{port} is already in use ({exc.strerror}); is Skyplan already running? "
+                                   f"Stop it or choose another port: SKYPLAN_PORT=8001 make run") from None
         worker_cmd = [
             sys.executable, "-m", "celery", "-A", "apps", "worker",
             "--loglevel=WARNING", f"--concurrency={concurrency}", "--without-mingle", "--without-gossip",
