@@ -36,6 +36,12 @@ INSTALLED_APPS = [
     "apps.benchmarks",
     "apps.scoring",
     "apps.profiles",
+    "apps.reports",
+    "apps.api",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
 ]
 
 MIDDLEWARE = [
@@ -147,6 +153,27 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3500)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# --- REST API (apps/api): token or session authentication, the same login requirement as the pages.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Skyplan API",
+    "DESCRIPTION": "Where to run a data-intensive pipeline, and what it will cost.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
 
 SKYPLAN_CATALOGUE_DIR = BASE_DIR / "fixtures" / "catalogue"
 SKYPLAN_SEEDS_DIR = Path(env_str("SKYPLAN_SEEDS_DIR", str(BASE_DIR.parent / "shared" / "seeds")))

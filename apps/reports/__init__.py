@@ -1,0 +1,1 @@
+"""Ranked platform reports of a scenario: PDF, self-contained HTML, CSV, XLSX and versioned JSON."""
