@@ -1,0 +1,100 @@
+"""What every API view shares: exempt from the login-page redirect (DRF authenticates), service errors as 400s.
+
+The site's ``LoginRequiredMiddleware`` would send an unauthenticated API call to the login page;
+API views opt out of it so DRF's token/session authentication and ``IsAuthenticated`` answer
+instead, with a 401 JSON body.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from django.contrib.auth.decorators import login_not_required
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import generics, serializers, views
+from rest_framework.exceptions import ValidationError
+
+__all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "service_error", "ERRORS",
+           "not_ready", "NOT_READY"]
+
+
+class ApiSchema(AutoSchema):
+    """Tags by surface (``/api/v1/<surface>/...``), operation ids without the version, and descriptions from the
+    view's own docstring only (not its base classes')."""
+
+    def get_tags(self) -> list[str]:
+        parts = [p for p in self.path.split("/") if p]
+        return [parts[2]] if len(parts) > 2 and parts[:2] == ["api", "v1"] else super().get_tags()
+
+    def get_operation_id(self) -> str:
+        return super().get_operation_id().removeprefix("v1_")
+
+    def get_description(self) -> str:
+        action_or_method = getattr(self.view, getattr(self.view, "action", self.method.lower()), None)
+        doc = getattr(action_or_method, "__doc__", None) or type(self.view).__dict__.get("__doc__") or ""
+        return inspect.cleandoc(doc)
+
+
+class _NoLoginRedirect:
+    """Mixin: the view is exempt from LoginRequiredMiddleware (DRF's own permission classes apply)."""
+
+    schema = ApiSchema()
+
+    @classmethod
+    def as_view(cls, **initkwargs):
+        return login_not_required(super().as_view(**initkwargs))
+
+
+class ApiView(_NoLoginRedirect, views.APIView):
+    pass
+
+
+class ListApiView(_NoLoginRedirect, generics.ListAPIView):
+    pass
+
+
+class RetrieveApiView(_NoLoginRedirect, generics.RetrieveAPIView):
+    pass
+
+
+class ListCreateApiView(_NoLoginRedirect, generics.ListCreateAPIView):
+    pass
+
+
+def service_error(exc: Exception, fields: dict[str, str] | None = None, default: str = "non_field_errors"):
+    """A service's refusal (``"field: why"``) as a DRF ValidationError keyed by the API field it names.
+
+    ``fields`` maps the first word of the service's message (before ``.``, ``[`` or ``:``) to the API field."""
+    message = str(exc)
+    head, sep, rest = message.partition(": ")
+    key = head.split(".")[0].split("[")[0] if sep else ""
+    fields = fields or {}
+    if key in fields:
+        return ValidationError({fields[key]: [message]})
+    return ValidationError({default: [message]})
+
+
+_detail = inline_serializer("Detail", {"detail": serializers.CharField()})
+_errors = inline_serializer("ValidationErrors", {
+    "field_name": serializers.ListField(child=serializers.CharField(), help_text="one entry per field in error"),
+})
+
+#: the error responses every authenticated operation can give
+ERRORS = {
+    401: OpenApiResponse(_detail, description="no or invalid credentials"),
+    403: OpenApiResponse(_detail, description="authenticated by session without a CSRF token"),
+}
+NOT_FOUND = {404: OpenApiResponse(_detail, description="no such object")}
+BAD_REQUEST = {400: OpenApiResponse(_errors, description="invalid input; the keys name the fields in error")}
+UNSUPPORTED = {415: OpenApiResponse(_detail, description="the body is not multipart/form-data")}
+NOT_READY = {409: OpenApiResponse(
+    inline_serializer("NotReady", {"detail": serializers.CharField(), "status": serializers.CharField()}),
+    description="not finished yet: poll the status",
+)}
+
+
+def not_ready(status: str):
+    from rest_framework.response import Response
+
+    return Response({"detail": f"not finished yet (status: {status}); poll the status", "status": status}, status=409)

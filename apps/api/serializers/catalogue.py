@@ -1,0 +1,128 @@
+"""Platforms and workloads, read-only, each fact with its value in base units and its provenance."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.core.fields import QuantityField
+from apps.core.provenance import describe_source
+from apps.core.templatetags.skyplan import display_value
+from apps.platforms.models import NodeType, Platform, StorageTier
+from apps.workloads.models import Workload, WorkloadStage
+from simulator.units import DIMENSIONS, format_quantity
+
+__all__ = ["FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
+           "WorkloadDetailSerializer", "facts_of"]
+
+
+class FactSerializer(serializers.Serializer):
+    """One catalogue value: in base units, as people read it, and where it came from."""
+
+    value = serializers.JSONField(help_text="the value in base units (number), or text, a list or a boolean")
+    unit = serializers.CharField(help_text="base unit of the value ('' for plain numbers and text)")
+    display = serializers.CharField(help_text="the value as the pages show it, with a readable unit")
+    source = serializers.JSONField(allow_null=True, help_text="provenance: {kind: seed|measurement|assumption|"
+                                                             "fitted, ...}; null when none is recorded")
+    source_text = serializers.CharField(help_text="the provenance in one sentence")
+
+
+def _unit(model, name: str) -> str:
+    field = model._meta.get_field(name)
+    return DIMENSIONS.get(field.dimension, "") if isinstance(field, QuantityField) else ""
+
+
+def facts_of(obj) -> dict:
+    """Every fact of a catalogue row that has a value, keyed by name."""
+    out = {}
+    for name in obj.FACT_FIELDS:
+        value = getattr(obj, name)
+        if value is None or value == "" or value == []:
+            continue
+        if hasattr(value, "isoformat"):
+            value = value.isoformat()
+        source = obj.source_of(name)
+        out[name] = {"value": value, "unit": _unit(type(obj), name), "display": display_value(obj, name),
+                     "source": source, "source_text": describe_source(source)}
+    return out
+
+
+_facts_field = extend_schema_field(serializers.DictField(child=FactSerializer()))
+
+
+class _WithFacts(serializers.Serializer):
+    facts = serializers.SerializerMethodField()
+
+    @_facts_field
+    def get_facts(self, obj) -> dict:
+        return facts_of(obj)
+
+
+class NodeTypeSerializer(_WithFacts, serializers.ModelSerializer):
+    class Meta:
+        model = NodeType
+        fields = ["name", "facts"]
+
+
+class StorageTierSerializer(_WithFacts, serializers.ModelSerializer):
+    kind = serializers.CharField(help_text=", ".join(StorageTier.Kind.values))
+
+    class Meta:
+        model = StorageTier
+        fields = ["name", "kind", "facts"]
+
+
+class PlatformSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:platform-detail", lookup_field="slug")
+    kind = serializers.CharField(help_text=", ".join(Platform.Kind.values))
+
+    class Meta:
+        model = Platform
+        fields = ["slug", "name", "kind", "description", "location", "region", "url"]
+
+
+class PlatformDetailSerializer(_WithFacts, PlatformSerializer):
+    node_types = NodeTypeSerializer(many=True, read_only=True)
+    storage_tiers = StorageTierSerializer(many=True, read_only=True)
+
+    class Meta(PlatformSerializer.Meta):
+        fields = [*PlatformSerializer.Meta.fields, "facts", "node_types", "storage_tiers"]
+
+
+class ParameterSerializer(FactSerializer):
+    label = serializers.CharField()
+    dimension = serializers.CharField()
+
+
+class StageSerializer(_WithFacts, serializers.ModelSerializer):
+    class Meta:
+        model = WorkloadStage
+        fields = ["name", "order", "facts"]
+
+
+class WorkloadSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:workload-detail", lookup_field="slug")
+
+    class Meta:
+        model = Workload
+        fields = ["slug", "name", "template", "description", "url"]
+
+
+class WorkloadDetailSerializer(WorkloadSerializer):
+    parameters = serializers.SerializerMethodField()
+    stages = StageSerializer(many=True, read_only=True)
+
+    class Meta(WorkloadSerializer.Meta):
+        fields = [*WorkloadSerializer.Meta.fields, "parameters", "stages"]
+
+    @extend_schema_field(serializers.DictField(child=ParameterSerializer()))
+    def get_parameters(self, obj) -> dict:
+        out = {}
+        for row in obj.parameter_rows():
+            source = obj.source_of(row["name"])
+            unit = DIMENSIONS.get(row["dimension"], "")
+            display = format_quantity(row["value"], row["dimension"])
+            out[row["name"]] = {"value": row["value"], "unit": unit, "display": display, "source": source,
+                                "source_text": row["source_text"], "label": row["label"],
+                                "dimension": row["dimension"]}
+        return out

@@ -1,0 +1,55 @@
+"""Profiles: the upload (one file, multipart), the import job's status, and a profile with its analysis summary."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.platforms.models import Platform
+from apps.profiles.models import Profile, ProfileImport
+from apps.profiles.parsers import FORMAT_LABELS
+from apps.workloads.models import WorkloadStage
+
+__all__ = ["UploadSerializer", "ImportSerializer", "ProfileSerializer", "ProfileDetailSerializer"]
+
+
+class UploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="the profile: per-second samples CSV, pidstat text, strace text or fio JSON")
+    format = serializers.ChoiceField(choices=list(FORMAT_LABELS.items()), default="auto")
+    platform = serializers.SlugRelatedField(slug_field="slug", queryset=Platform.objects.all(), required=False,
+                                            allow_null=True, help_text="where the profiled run ran")
+    stage = serializers.PrimaryKeyRelatedField(queryset=WorkloadStage.objects.all(), required=False,
+                                               allow_null=True, help_text="id of the workload stage it profiles")
+
+
+class ImportSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:profile-import-detail", lookup_url_kwarg="job_id")
+    platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    progress = serializers.SerializerMethodField()
+    finished = serializers.BooleanField(source="is_finished", read_only=True)
+
+    class Meta:
+        model = ProfileImport
+        fields = ["id", "url", "filename", "format", "size_bytes", "platform", "stage", "status", "progress",
+                  "finished", "error", "error_line", "profile", "created_at", "started_at", "finished_at"]
+
+    def get_progress(self, job) -> float:
+        return round(1.0 if job.status == "succeeded" else job.progress, 4)
+
+
+class ProfileSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:profile-detail", lookup_url_kwarg="profile_id")
+    kind = serializers.CharField(help_text=", ".join(Profile.Kind.values))
+    platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = Profile
+        fields = ["id", "url", "name", "format", "kind", "size_bytes", "host", "duration_s", "platform", "stage",
+                  "created_at"]
+
+
+class ProfileDetailSerializer(ProfileSerializer):
+    summary = serializers.JSONField(help_text="the Table-4-style summary: CPU, memory, I/O volumes and classes")
+    phases = serializers.JSONField(help_text="phases of the run, each labelled by what bounded it")
+
+    class Meta(ProfileSerializer.Meta):
+        fields = [*ProfileSerializer.Meta.fields, "summary", "phases"]

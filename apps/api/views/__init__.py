@@ -1,0 +1,1 @@
+"""API views, one module per surface; each is a thin layer over that app's ``services``."""

@@ -1,0 +1,101 @@
+"""Profiles over HTTP: upload a file (an import job on a worker), follow the job, read a profile's analysis."""
+
+from __future__ import annotations
+
+from django.core.files.uploadhandler import TemporaryFileUploadHandler
+from django.template.defaultfilters import filesizeformat
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.generics import get_object_or_404
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from apps.api.base import (
+    BAD_REQUEST,
+    ERRORS,
+    NOT_FOUND,
+    UNSUPPORTED,
+    ApiView,
+    ListApiView,
+    ListCreateApiView,
+    service_error,
+)
+from apps.api.serializers.profiles import ImportSerializer, ProfileDetailSerializer, ProfileSerializer, UploadSerializer
+from apps.profiles import services
+from apps.profiles.models import Profile, ProfileImport
+from apps.profiles.uploads import LimitedUploadHandler, max_upload_bytes
+
+__all__ = ["ImportList", "ImportDetail", "ImportCancel", "ProfileList", "ProfileDetail"]
+
+
+@extend_schema_view(get=extend_schema(responses={200: ImportSerializer(many=True), **ERRORS}))
+class ImportList(ListCreateApiView):
+    """Import jobs, newest first; upload a profile file (multipart) to start one."""
+
+    serializer_class = ImportSerializer
+    queryset = ProfileImport.objects.select_related("platform")
+    parser_classes = [MultiPartParser, FormParser]
+
+    def initialize_request(self, request, *args, **kwargs):
+        # stream the upload to disk, refusing a file past the size limit (as the upload page does)
+        if request.method == "POST":
+            request.upload_handlers = [LimitedUploadHandler(request), TemporaryFileUploadHandler(request)]
+        return super().initialize_request(request, *args, **kwargs)
+
+    @extend_schema(request={"multipart/form-data": UploadSerializer},
+                   responses={202: ImportSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
+    def post(self, request):
+        upload = UploadSerializer(data=request.data)
+        too_large = getattr(request._request, "too_large", [])
+        if too_large:
+            raise ValidationError({"file": [f"{name}: larger than the {filesizeformat(max_upload_bytes())} limit"
+                                            for name in too_large]})
+        upload.is_valid(raise_exception=True)
+        d = upload.validated_data
+        f = d["file"]
+        if not hasattr(f, "temporary_file_path"):
+            raise ValidationError({"file": ["send the file as multipart/form-data"]})
+        rel, size = services.store_upload(f.temporary_file_path(), f.name, move=True)
+        try:
+            job = services.create_import(upload_path=rel, filename=f.name[:255], size_bytes=size, fmt=d["format"],
+                                         user=request.user, platform=d.get("platform"), stage=d.get("stage"))
+        except services.InvalidRequest as exc:
+            raise service_error(exc, {"format": "format"}) from None
+        services.dispatch_import(job)
+        return Response(self.get_serializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+def _job(job_id) -> ProfileImport:
+    return get_object_or_404(ProfileImport.objects.select_related("platform"), pk=job_id)
+
+
+class ImportDetail(ApiView):
+    """An import job: status, progress (0 to 1), the error naming file and line, and the profile once done."""
+
+    @extend_schema(responses={200: ImportSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, job_id):
+        return Response(ImportSerializer(_job(job_id), context={"request": request}).data)
+
+
+class ImportCancel(ApiView):
+    @extend_schema(request=None, responses={200: ImportSerializer, **NOT_FOUND, **ERRORS},
+                   description="Ask a queued or running import to stop; a finished one is left as it is.")
+    def post(self, request, job_id):
+        services.cancel_import(_job(job_id))
+        return Response(ImportSerializer(_job(job_id), context={"request": request}).data)
+
+
+@extend_schema_view(get=extend_schema(responses={200: ProfileSerializer(many=True), **ERRORS}))
+class ProfileList(ListApiView):
+    serializer_class = ProfileSerializer
+    queryset = Profile.objects.select_related("platform")
+
+
+class ProfileDetail(ApiView):
+    """A profile with its analysis summary (Table-4 style) and phases."""
+
+    @extend_schema(responses={200: ProfileDetailSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, profile_id):
+        profile = get_object_or_404(Profile.objects.select_related("platform"), pk=profile_id)
+        return Response(ProfileDetailSerializer(profile, context={"request": request}).data)

@@ -1,0 +1,218 @@
+"""Scenarios and simulation runs over HTTP: create, list, detail, run, cancel, status, results."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.generics import get_object_or_404
+from rest_framework.response import Response
+
+from apps.api.base import (
+    BAD_REQUEST,
+    ERRORS,
+    NOT_FOUND,
+    NOT_READY,
+    ApiView,
+    ListCreateApiView,
+    not_ready,
+    service_error,
+)
+from apps.api.serializers.scenarios import (
+    ActionResultSerializer,
+    RunCreateSerializer,
+    RunSerializer,
+    RunStatusSerializer,
+    ScenarioCreateSerializer,
+    ScenarioResultsSerializer,
+    ScenarioSerializer,
+    ScenarioStatusSerializer,
+)
+from apps.scenarios import services
+from apps.scenarios.models import Scenario, SimulationRun
+
+#: first word of a scenario service's message -> the API field it is about
+SCENARIO_FIELDS = {"platforms": "platforms", "replications": "replications", "workload": "workload_overrides",
+                   "workload_overrides": "workload_overrides", "options": "options", "platform_overrides": "platforms"}
+RUN_FIELDS = {"replications": "replications", "options": "options", "workload": "workload",
+              "platform": "platform", "platform_overrides": "platform"}
+
+
+def _scenarios():
+    return Scenario.objects.select_related("workload").prefetch_related("entries__platform")
+
+
+def _scenario(scenario_id) -> Scenario:
+    return get_object_or_404(_scenarios(), pk=scenario_id)
+
+
+def _entries(platforms: list[dict]) -> list[tuple]:
+    return [(e["platform"], _plain(e.get("options") or {}), _plain(e.get("platform_overrides") or {}))
+            for e in platforms]
+
+
+def _plain(value):
+    """Validated data as plain JSON types (nested serializers give OrderedDicts)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _entry_error(exc: services.InvalidScenario):
+    if isinstance(exc, services.InvalidEntry):
+        return service_error(f"platforms: {exc}", {"platforms": "platforms"})
+    return service_error(exc, SCENARIO_FIELDS)
+
+
+class ScenarioList(ListCreateApiView):
+    """Scenarios, newest first; create one (and optionally start its runs)."""
+
+    serializer_class = ScenarioSerializer
+    queryset = Scenario.objects.none()
+
+    def get_queryset(self):
+        return _scenarios().prefetch_related("entries__run")
+
+    @extend_schema(request=ScenarioCreateSerializer, responses={201: ScenarioSerializer, **BAD_REQUEST, **ERRORS})
+    def post(self, request):
+        data = ScenarioCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        try:
+            scenario = services.create_scenario(
+                name=d["name"], workload=d["workload"], entries=_entries(d["platforms"]),
+                workload_overrides=dict(d.get("workload_overrides") or {}), replications=d["replications"],
+                seed=d["seed"], tco_years=d["tco_years"], epochs_per_year=d["epochs_per_year"], user=request.user,
+            )
+            if d["run"]:
+                services.run_scenario(scenario, user=request.user)
+        except services.InvalidScenario as exc:
+            raise _entry_error(exc) from None
+        return Response(self.get_serializer(_scenario(scenario.pk)).data, status=status.HTTP_201_CREATED)
+
+
+class ScenarioDetail(ApiView):
+    @extend_schema(responses={200: ScenarioSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, scenario_id):
+        return Response(ScenarioSerializer(_scenario(scenario_id), context={"request": request}).data)
+
+
+class ScenarioRun(ApiView):
+    """Start (or re-run) every platform's simulation on the workers."""
+
+    @extend_schema(request=None, responses={202: ScenarioStatusSerializer, **BAD_REQUEST, **NOT_FOUND, **ERRORS})
+    def post(self, request, scenario_id):
+        scenario = _scenario(scenario_id)
+        try:
+            services.run_scenario(scenario, user=request.user)
+        except services.InvalidScenario as exc:
+            raise _entry_error(exc) from None
+        return Response(_status(_scenario(scenario_id)), status=status.HTTP_202_ACCEPTED)
+
+
+class ScenarioCancel(ApiView):
+    @extend_schema(request=None, responses={200: ActionResultSerializer, **NOT_FOUND, **ERRORS})
+    def post(self, request, scenario_id):
+        scenario = _scenario(scenario_id)
+        cancelled = services.cancel_scenario(scenario)
+        return Response({"cancelled": cancelled, "status": _scenario(scenario_id).status()})
+
+
+def _status(scenario: Scenario) -> dict:
+    state = services.scenario_status(scenario)
+    runs = {e.platform.slug: e.run_id for e in scenario.entries.select_related("platform")}
+    for p in state["platforms"]:
+        p["run"] = runs.get(p["platform"])
+        p.pop("run_url", None)
+    return ScenarioStatusSerializer(state).data
+
+
+class ScenarioStatus(ApiView):
+    """Combined and per-platform status and progress (poll this while the runs go)."""
+
+    @extend_schema(responses={200: ScenarioStatusSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, scenario_id):
+        return Response(_status(_scenario(scenario_id)))
+
+
+class ScenarioResults(ApiView):
+    """The results page's data: per-platform summaries, bounds, validation and scoring (ranks)."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("figures", bool, description="include the plotly figures (large)")],
+        responses={200: ScenarioResultsSerializer, **NOT_READY, **NOT_FOUND, **ERRORS},
+    )
+    def get(self, request, scenario_id):
+        scenario = _scenario(scenario_id)
+        results = services.scenario_results(scenario)
+        if results is None:
+            return not_ready(scenario.status())
+        scoring = services.scoring_section(scenario, results)
+        summary = [{k: v for k, v in row.items() if k != "run_url"} for row in results.get("summary", [])]
+        out = {"summary": summary, "bounds": results.get("bounds", []), "validation": results.get("validation"),
+               "scoring": scoring}
+        if request.query_params.get("figures", "").lower() in ("1", "true", "yes"):
+            import json
+
+            out["figures"] = {name: json.loads(fig) for name, fig in (results.get("figures") or {}).items()}
+        return Response(out)
+
+
+# --- simulation runs -----------------------------------------------------------------------------------
+
+class RunList(ListCreateApiView):
+    """Simulation runs of one workload on one platform, newest first; start one."""
+
+    serializer_class = RunSerializer
+    queryset = SimulationRun.objects.none()
+
+    def get_queryset(self):
+        return SimulationRun.objects.select_related("platform", "workload")
+
+    @extend_schema(request=RunCreateSerializer, responses={201: RunSerializer, **BAD_REQUEST, **ERRORS})
+    def post(self, request):
+        data = RunCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        try:
+            run = services.create_run(platform=d["platform"], workload=d["workload"],
+                                      options=_plain(d.get("options") or {}), seed=d["seed"],
+                                      replications=d["replications"], user=request.user, label=d["label"])
+        except services.InvalidScenario as exc:
+            raise service_error(exc, RUN_FIELDS, default="options") from None
+        services.dispatch_run(run)
+        return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
+
+
+def _run(run_id) -> SimulationRun:
+    return get_object_or_404(SimulationRun.objects.select_related("platform", "workload"), pk=run_id)
+
+
+class RunDetail(ApiView):
+    @extend_schema(responses={200: RunSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, run_id):
+        return Response(RunSerializer(_run(run_id), context={"request": request}).data)
+
+
+class RunStatus(ApiView):
+    @extend_schema(responses={200: RunStatusSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, run_id):
+        run = _run(run_id)
+        return Response(RunStatusSerializer({"status": run.status, "progress": round(run.progress(), 4),
+                                             "error": run.error, "finished": run.is_finished}).data)
+
+
+class RunCancel(ApiView):
+    @extend_schema(request=None, responses={200: RunStatusSerializer, **NOT_FOUND, **ERRORS},
+                   description="Cancel a queued or running run; a finished run is left as it is.")
+    def post(self, request, run_id):
+        run = _run(run_id)
+        services.cancel_run(run)
+        run.refresh_from_db()
+        return Response(RunStatusSerializer({"status": run.status, "progress": round(run.progress(), 4),
+                                             "error": run.error, "finished": run.is_finished}).data)
+
+
+__all__ = ["ScenarioList", "ScenarioDetail", "ScenarioRun", "ScenarioCancel", "ScenarioStatus", "ScenarioResults",
+           "RunList", "RunDetail", "RunStatus", "RunCancel"]
