@@ -285,8 +285,9 @@ def create_demo_scenario(user=None) -> Scenario:
                            seed=DEMO["seed"], user=user)
 
 
-def run_scenario(scenario: Scenario, user=None) -> Scenario:
-    """Create and dispatch one run per platform (replacing earlier runs of this scenario)."""
+def run_scenario(scenario: Scenario, user=None, *, dispatch: bool = True) -> Scenario:
+    """Create and dispatch one run per platform (replacing earlier runs of this scenario).  With
+    ``dispatch=False`` the runs are only created; the caller executes them (the command line does, in-process)."""
     with transaction.atomic():
         scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
         if scenario.status() == "running":
@@ -306,7 +307,8 @@ def run_scenario(scenario: Scenario, user=None) -> Scenario:
             runs.append(entry.run)
         scenario.results_cache = None
         scenario.save(update_fields=["results_cache"])
-        transaction.on_commit(lambda: [dispatch_run(r) for r in runs])
+        if dispatch:
+            transaction.on_commit(lambda: [dispatch_run(r) for r in runs])
     return scenario
 
 

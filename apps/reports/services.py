@@ -1,0 +1,131 @@
+"""Report workflows: request an export (queued for a worker), generate it with progress, cancel, export
+directly (the command line).  Each owns its transaction; a report's file is saved only when it is whole."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+
+from apps.core.models import JOB_FINISHED
+from apps.reports.document import ReportNotReady, build_document
+from apps.reports.models import FORMATS, Report
+from apps.reports.render import RenderError, render
+
+__all__ = ["InvalidReport", "request_report", "generate_report", "cancel_report", "export_report", "report_status"]
+
+Status = Report.Status
+
+
+class InvalidReport(ValueError):
+    """The report cannot be requested; the message names the field and why."""
+
+
+class ReportCancelled(Exception):
+    """Raised between steps when the report was cancelled."""
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise InvalidReport(f"format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def request_report(scenario, fmt: str, user=None) -> Report:
+    """Queue the export of ``scenario`` as ``fmt`` on a worker; refuses a scenario with nothing to report yet."""
+    _check_format(fmt)
+    state = scenario.status()
+    if state in ("draft", "running"):
+        raise InvalidReport(f"scenario: it is {state}; run it to the end before exporting a report")
+    from apps.reports.tasks import generate_report_task
+
+    with transaction.atomic():
+        report = Report.objects.create(scenario=scenario, format=fmt, created_by=user)
+        transaction.on_commit(lambda: _dispatch(report, generate_report_task))
+    return report
+
+
+def _dispatch(report: Report, task) -> None:
+    result = task.delay(str(report.pk))
+    Report.objects.filter(pk=report.pk).update(task_id=result.id)
+
+
+def _step(report_pk, progress: float, stage: str) -> None:
+    updated = Report.objects.filter(pk=report_pk, status=Status.RUNNING).update(progress=progress, stage=stage)
+    if not updated:
+        raise ReportCancelled()
+
+
+def generate_report(report_id) -> str:
+    """Build the document, render it and save the file; returns the final status.  Idempotent: a report that
+    already finished is left as it is."""
+    with transaction.atomic():
+        report = Report.objects.select_for_update().select_related("scenario").get(pk=report_id)
+        if report.is_finished:
+            return report.status
+        report.status, report.started_at, report.stage = Status.RUNNING, timezone.now(), "collecting results"
+        report.save(update_fields=["status", "started_at", "stage"])
+    try:
+        _step(report.pk, 0.1, "collecting results, scores and provenance")
+        doc = build_document(report.scenario)
+        _step(report.pk, 0.4, f"rendering {report.get_format_display()}")
+        content = render(doc, report.format)
+        _step(report.pk, 0.9, "saving")
+    except ReportCancelled:
+        return Status.CANCELLED
+    except (ReportNotReady, RenderError) as exc:
+        return _fail(report.pk, str(exc))
+    except Exception as exc:  # noqa: BLE001 - the report must end failed with a reason, never stuck
+        return _fail(report.pk, f"{type(exc).__name__}: {exc}")
+    with transaction.atomic():
+        locked = Report.objects.select_for_update().get(pk=report.pk)
+        if locked.status != Status.RUNNING:
+            return locked.status
+        locked.file.save(locked.download_name(), ContentFile(content), save=False)
+        locked.size_bytes = len(content)
+        locked.status, locked.progress, locked.stage, locked.finished_at = Status.SUCCEEDED, 1.0, "", timezone.now()
+        locked.save(update_fields=["file", "size_bytes", "status", "progress", "stage", "finished_at"])
+    return Status.SUCCEEDED
+
+
+def _fail(report_pk, reason: str) -> str:
+    Report.objects.filter(pk=report_pk).exclude(status__in=JOB_FINISHED).update(
+        status=Status.FAILED, error=reason, stage="", finished_at=timezone.now())
+    return Status.FAILED
+
+
+def cancel_report(report: Report) -> bool:
+    """Cancel a queued or running report; returns False when it had already finished."""
+    from apps.celery import app
+
+    updated = Report.objects.filter(pk=report.pk).exclude(status__in=JOB_FINISHED).update(
+        status=Status.CANCELLED, stage="", finished_at=timezone.now())
+    if updated and report.task_id:
+        app.control.revoke(report.task_id)
+    return bool(updated)
+
+
+def report_status(report: Report) -> dict:
+    """JSON-safe status for polling."""
+    return {"id": str(report.pk), "format": report.format, "status": report.status,
+            "progress": round(report.progress, 4), "stage": report.stage, "error": report.error,
+            "finished": report.is_finished, "size_bytes": report.size_bytes,
+            "download_url": f"{report.get_absolute_url()}download/" if report.status == Status.SUCCEEDED else ""}
+
+
+def export_report(scenario, fmt: str, path: Path) -> dict:
+    """Write the report straight to ``path`` (the command line; no worker).  Returns what was written.
+    Nothing is written when it fails."""
+    _check_format(fmt)
+    started = time.monotonic()
+    doc = build_document(scenario)
+    content = render(doc, fmt)
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(content)
+    tmp.replace(path)
+    return {"scenario": str(scenario.pk), "format": fmt, "path": str(path), "bytes": len(content),
+            "recommendation": doc["recommendation"]["platform"], "seconds": round(time.monotonic() - started, 3)}

@@ -1,0 +1,53 @@
+"""Report pages: request an export from a scenario's results, watch it, cancel it, download it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import FileResponse, Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.reports.models import Report
+from apps.reports.services import InvalidReport, cancel_report, report_status, request_report
+from apps.scenarios.models import Scenario
+
+
+@require_POST
+def report_request(request, scenario_id):
+    scenario = get_object_or_404(Scenario, pk=scenario_id)
+    try:
+        report = request_report(scenario, request.POST.get("format", ""), user=request.user)
+    except InvalidReport as exc:
+        messages.error(request, f"Cannot export the report: {exc}")
+        return redirect(scenario)
+    return redirect(report)
+
+
+def report_detail(request, report_id):
+    report = get_object_or_404(Report.objects.select_related("scenario"), pk=report_id)
+    return render(request, "reports/detail.html", {"report": report, "state": report_status(report)})
+
+
+def report_status_json(request, report_id):
+    return JsonResponse(report_status(get_object_or_404(Report, pk=report_id)))
+
+
+@require_POST
+def report_cancel(request, report_id):
+    report = get_object_or_404(Report, pk=report_id)
+    if cancel_report(report):
+        messages.info(request, "Report cancelled.")
+    else:
+        messages.info(request, f"The report had already {report.status}.")
+    return redirect(report)
+
+
+def report_download(request, report_id):
+    report = get_object_or_404(Report.objects.select_related("scenario"), pk=report_id)
+    if report.status != Report.Status.SUCCEEDED or not report.file:
+        raise Http404("this report has no file (it is not finished, failed or was cancelled)")
+    try:
+        handle = report.file.open("rb")
+    except FileNotFoundError:
+        raise Http404("the report's file is missing on the server; request the report again") from None
+    return FileResponse(handle, as_attachment=True, filename=report.download_name(), content_type=report.content_type)
