@@ -15,6 +15,8 @@ from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import generics, serializers, views
 from rest_framework.exceptions import ValidationError
 
+from apps.api.authentication import AUTHENTICATION_CLASSES
+
 __all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "service_error", "ERRORS",
            "not_ready", "NOT_READY"]
 
@@ -40,6 +42,7 @@ class _NoLoginRedirect:
     """Mixin: the view is exempt from LoginRequiredMiddleware (DRF's own permission classes apply)."""
 
     schema = ApiSchema()
+    authentication_classes = AUTHENTICATION_CLASSES
 
     @classmethod
     def as_view(cls, **initkwargs):

@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
+from apps.api.authentication import AUTHENTICATION_CLASSES
 from apps.api.views import auth, benchmarks, catalogue, profiles, scenarios
 
 app_name = "api"
@@ -45,12 +46,13 @@ v1 = [
     path("benchmarks/<uuid:run_id>/results/", benchmarks.BenchmarkResults.as_view(), name="benchmark-results"),
 ]
 
+_auth = {"authentication_classes": AUTHENTICATION_CLASSES}
 urlpatterns = [
     path("v1/", include(v1)),
     # the schema and its documentation are public (they describe the API, not the data)
-    path("schema/", login_not_required(SpectacularAPIView.as_view()), name="schema"),
-    path("docs/", _docs_page(SpectacularSwaggerSplitView.as_view(url_name="api:schema",
+    path("schema/", login_not_required(SpectacularAPIView.as_view(**_auth)), name="schema"),
+    path("docs/", _docs_page(SpectacularSwaggerSplitView.as_view(url_name="api:schema", **_auth,
                                                                  template_name="api/swagger_ui.html")), name="docs"),
-    path("redoc/", _docs_page(SpectacularRedocView.as_view(url_name="api:schema", template_name="api/redoc.html")),
-         name="redoc"),
+    path("redoc/", _docs_page(SpectacularRedocView.as_view(url_name="api:schema", **_auth,
+                                                         template_name="api/redoc.html")), name="redoc"),
 ]

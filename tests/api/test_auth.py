@@ -99,3 +99,10 @@ def test_schema_and_docs_are_public_and_served_without_a_cdn(anonymous, db):
         assert "script-src 'self'" in response["Content-Security-Policy"]
     script = anonymous.get("/api/docs/?script=")
     assert script.status_code == 200 and "SwaggerUIBundle" in script.content.decode()
+
+
+@pytest.mark.parametrize("header", ["Token ab\x00c", "Token " + "g" * 40, "Token a b", "Bearer x"])
+def test_a_malformed_token_is_401(anonymous, db, header):
+    anonymous.credentials(HTTP_AUTHORIZATION=header)
+    assert anonymous.get("/api/v1/platforms/").status_code == 401
+    assert anonymous.get("/api/schema/").status_code in (200, 401)

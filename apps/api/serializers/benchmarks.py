@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.api.serializers.catalogue import SlugLookupField
 from apps.api.serializers.scenarios import StrictSerializer
 from apps.benchmarks.models import BenchmarkRun, MeasuredValue
 from apps.benchmarks.services import DEFAULTS
@@ -41,7 +42,7 @@ class BenchmarkParametersSerializer(StrictSerializer):
 
 
 class BenchmarkCreateSerializer(StrictSerializer):
-    platform = serializers.SlugRelatedField(slug_field="slug", queryset=Platform.objects.all(),
+    platform = SlugLookupField(queryset=Platform.objects.all(),
                                             help_text="measured by a worker consuming the queue bench.<platform>")
     kind = serializers.ChoiceField(choices=BenchmarkRun.Kind.choices)
     parameters = BenchmarkParametersSerializer(required=False)

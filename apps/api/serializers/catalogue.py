@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -12,8 +14,25 @@ from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.workloads.models import Workload, WorkloadStage
 from simulator.units import DIMENSIONS, format_quantity
 
-__all__ = ["FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
+__all__ = ["SlugLookupField", "FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
            "WorkloadDetailSerializer", "facts_of"]
+
+
+class SlugLookupField(serializers.SlugRelatedField):
+    """A catalogue object named by its slug; text that cannot be a slug is "not found" without asking the database
+    (PostgreSQL refuses some characters, such as NUL, in a query)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("slug_field", "slug")
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str) or not SLUG.fullmatch(data):
+            self.fail("does_not_exist", slug_name=self.slug_field, value=str(data)[:100])
+        return super().to_internal_value(data)
+
+
+SLUG = re.compile(r"[-a-zA-Z0-9_]{1,50}")
 
 
 class FactSerializer(serializers.Serializer):

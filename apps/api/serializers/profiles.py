@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.api.serializers.catalogue import SlugLookupField
 from apps.platforms.models import Platform
 from apps.profiles.models import Profile, ProfileImport
 from apps.profiles.parsers import FORMAT_LABELS
@@ -15,7 +16,7 @@ __all__ = ["UploadSerializer", "ImportSerializer", "ProfileSerializer", "Profile
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="the profile: per-second samples CSV, pidstat text, strace text or fio JSON")
     format = serializers.ChoiceField(choices=list(FORMAT_LABELS.items()), default="auto")
-    platform = serializers.SlugRelatedField(slug_field="slug", queryset=Platform.objects.all(), required=False,
+    platform = SlugLookupField(queryset=Platform.objects.all(), required=False,
                                             allow_null=True, help_text="where the profiled run ran")
     stage = serializers.PrimaryKeyRelatedField(queryset=WorkloadStage.objects.all(), required=False,
                                                allow_null=True, help_text="id of the workload stage it profiles")

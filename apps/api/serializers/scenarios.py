@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.api.serializers.catalogue import SlugLookupField
 from apps.platforms.models import Platform
 from apps.scenarios.adapters import PLATFORM_OVERRIDE_FACTS, TIER_OVERRIDE_FACTS
 from apps.scenarios.models import Scenario, SimulationRun
@@ -95,14 +96,14 @@ class PlatformOverridesSerializer(StrictSerializer):
 
 
 class ScenarioEntrySerializer(StrictSerializer):
-    platform = serializers.SlugRelatedField(slug_field="slug", queryset=Platform.objects.all())
+    platform = SlugLookupField(queryset=Platform.objects.all())
     options = RunOptionsSerializer(required=False)
     platform_overrides = PlatformOverridesSerializer(required=False)
 
 
 class ScenarioCreateSerializer(StrictSerializer):
     name = serializers.CharField(max_length=200)
-    workload = serializers.SlugRelatedField(slug_field="slug", queryset=Workload.objects.all())
+    workload = SlugLookupField(queryset=Workload.objects.all())
     platforms = ScenarioEntrySerializer(many=True, help_text="two or more platforms, each once")
     workload_overrides = serializers.DictField(child=serializers.FloatField(**_positive), required=False,
                                                help_text="workload parameter name -> value in base units")
@@ -171,8 +172,8 @@ class ActionResultSerializer(serializers.Serializer):
 # --- simulation runs -----------------------------------------------------------------------------------
 
 class RunCreateSerializer(StrictSerializer):
-    workload = serializers.SlugRelatedField(slug_field="slug", queryset=Workload.objects.all())
-    platform = serializers.SlugRelatedField(slug_field="slug", queryset=Platform.objects.all())
+    workload = SlugLookupField(queryset=Workload.objects.all())
+    platform = SlugLookupField(queryset=Platform.objects.all())
     options = RunOptionsSerializer(required=False)
     replications = serializers.IntegerField(min_value=1, max_value=200, default=1)
     seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)

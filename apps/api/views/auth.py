@@ -17,6 +17,7 @@ class TokenView(ObtainAuthToken):
     """``POST username, password`` -> ``{"token": ...}``; send it as ``Authorization: Token <token>``."""
 
     schema = ApiSchema()
+    authentication_classes: list = []  # a stale or malformed Authorization header must not stop a new login
 
     @classmethod
     def as_view(cls, **initkwargs):
