@@ -16,7 +16,7 @@ __all__ = ["Report", "FORMATS"]
 FORMATS: dict[str, tuple[str, str]] = {
     "pdf": ("pdf", "application/pdf"),
     "html": ("html", "text/html; charset=utf-8"),
-    "csv": ("csv", "text/csv; charset=utf-8"),
+    "csv": ("zip", "application/zip"),  # one CSV per table
     "xlsx": ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     "json": ("json", "application/json"),
 }
