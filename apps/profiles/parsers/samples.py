@@ -92,7 +92,8 @@ class _Collector:
         tot = self.totals
 
         def integral(v: np.ndarray) -> float:
-            total = float(v @ dt)  # fast path: no missing values
+            # fast path: no missing values (a plain reduction: BLAS threads would fight over the one core)
+            total = float(np.add.reduce(v * dt))
             return total if not math.isnan(total) else float(np.nansum(v * dt))
 
         tot["cpu_user_s"] += integral(c["cpu_user_pct"]) / 100
@@ -133,6 +134,22 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+def _group_sum(v: np.ndarray, k: int) -> np.ndarray:
+    """Sums of every ``k`` neighbours of ``v`` (len divisible by ``k``): strided slices, faster than a
+    reduction over a short last axis."""
+    out = v[0::k].copy()
+    for j in range(1, k):
+        out += v[j::k]
+    return out
+
+
+def _group_max(v: np.ndarray, k: int) -> np.ndarray:
+    out = v[0::k].copy()
+    for j in range(1, k):
+        np.maximum(out, v[j::k], out=out)
+    return out
+
+
 def _merge(c: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
     """Merge every ``k`` neighbouring rows (the last group may be shorter): rates weighted by
     interval, memory maxima, end times."""
@@ -140,29 +157,38 @@ def _merge(c: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
     groups = -(-n // k)
     pad = groups * k - n
 
-    def shaped(v: np.ndarray, fill: float) -> np.ndarray:
-        return np.concatenate([v, np.full(pad, fill)]).reshape(groups, k) if pad else v.reshape(groups, k)
+    def padded(v: np.ndarray, fill: float) -> np.ndarray:
+        return np.concatenate([v, np.full(pad, fill)]) if pad else v
 
-    w = shaped(np.nan_to_num(c["dt_s"], nan=1.0), 0.0)
-    dt = w.sum(axis=1)
+    w = padded(np.nan_to_num(c["dt_s"], nan=1.0), 0.0)
+    dt = _group_sum(w, k)
     last = np.minimum(np.arange(1, groups + 1) * k, n) - 1
     out = {"t_s": c["t_s"][last], "dt_s": dt}
     with np.errstate(invalid="ignore", divide="ignore"):
         for name in _MEAN:
             raw = c[name]
-            if not pad and not np.isnan(raw).any():  # fast path: nothing missing
-                out[name] = (raw.reshape(groups, k) * w).sum(axis=1) / dt
+            missing = np.isnan(raw)
+            if not missing.any():  # fast path: nothing missing
+                out[name] = _group_sum(padded(raw, 0.0) * w, k) / dt
                 continue
-            v = shaped(raw, np.nan)
-            weight = np.where(np.isnan(v), 0.0, w).sum(axis=1)
-            out[name] = np.where(weight > 0, np.nansum(v * w, axis=1) / np.where(weight > 0, weight, 1.0), np.nan)
+            if missing.all():
+                out[name] = np.full(groups, np.nan)
+                continue
+            v = padded(raw, np.nan)
+            weight = _group_sum(np.where(np.isnan(v), 0.0, w), k)
+            prod = v * w
+            total = _group_sum(np.where(np.isnan(prod), 0.0, prod), k)
+            out[name] = np.where(weight > 0, total / np.where(weight > 0, weight, 1.0), np.nan)
     for name in ("rss_bytes", "vm_bytes"):
         raw = c[name]
-        if not pad and not np.isnan(raw).any():
-            out[name] = raw.reshape(groups, k).max(axis=1)
+        missing = np.isnan(raw)
+        if not missing.any():
+            out[name] = _group_max(padded(raw, -np.inf), k)
             continue
-        v = shaped(raw, np.nan)
-        top = np.where(np.isnan(v), -np.inf, v).max(axis=1)
+        if missing.all():
+            out[name] = np.full(groups, np.nan)
+            continue
+        top = _group_max(np.where(np.isnan(padded(raw, np.nan)), -np.inf, padded(raw, np.nan)), k)
         out[name] = np.where(np.isinf(top), np.nan, top)
     return out
 
@@ -199,6 +225,13 @@ def _read_numeric_chunk(filename, text, first_line, names, what) -> pd.DataFrame
     if len(frame) and np.isnan(frame[names[-1]].to_numpy()).any():
         raise _bad_row(filename, text, first_line(), len(names), [True] * len(names), what)
     return frame
+
+
+def _columns(data: bytes, names, read) -> dict[str, np.ndarray]:
+    """The columns of a chunk of whole lines, ``read(data)`` giving the frame (pandas' C reader, with its
+    line-named errors), as contiguous float arrays."""
+    frame = read(data)
+    return {name: frame[name].to_numpy(dtype=float) for name in names}
 
 
 def _header_lines(path, filename, want: int) -> tuple[list[str], int]:
@@ -244,8 +277,11 @@ def parse_skyplan_csv(path: str | Path, filename: str | None = None, progress: P
     line_no = used if marker else used - (1 if len(head) > 1 else 0)
     unknown = [c for c in names if c not in SKYPLAN_COLUMNS]
     missing = [c for c in SKYPLAN_REQUIRED if c not in names]
-    if unknown or missing:
+    repeated = sorted({c for c in names if names.count(c) > 1})
+    if unknown or missing or repeated:
         problems = []
+        if repeated:
+            problems.append(f"repeated {', '.join(repeated)}")
         if missing:
             problems.append(f"missing {', '.join(missing)}")
         if unknown:
@@ -254,30 +290,33 @@ def parse_skyplan_csv(path: str | Path, filename: str | None = None, progress: P
                                             f"required {', '.join(SKYPLAN_REQUIRED)}): {'; '.join(problems)}")
     col = _Collector()
     what = ", ".join(names)
+
     for first, text in _data_chunks(path, line_no, progress):
-        frame = _read_numeric_chunk(filename, text, first, names, what)
-        if frame.empty:
+        frame = _columns(text, names, lambda data, first=first: _read_numeric_chunk(filename, data, first, names, what))
+        t = frame["timestamp"]
+        if not len(t):
             continue
-        t = frame["timestamp"].to_numpy()
         prev = col.prev_t if col.prev_t is not None else np.nan
         dt = np.diff(t, prepend=prev)
-        dt_fill = np.where(np.isnan(dt), np.nanmedian(dt) if np.isfinite(dt).any() else 1.0, dt)
-        dt_fill = np.where(dt_fill > 0, dt_fill, np.nan)
+        unknown = np.isnan(dt)  # the first row of the file (no previous time stamp)
+        if unknown.any():
+            dt = np.where(unknown, np.nanmedian(dt) if np.isfinite(dt).any() else 1.0, dt)
+        dt_fill = np.where(dt > 0, dt, np.nan)
         cols = {
-            "cpu_user_pct": frame["cpu_user_pct"].to_numpy(),
-            "cpu_system_pct": frame["cpu_system_pct"].to_numpy(),
-            "rss_bytes": frame["rss_bytes"].to_numpy(),
-            "read_bytes_per_s": frame["read_bytes"].to_numpy() / dt_fill,
-            "write_bytes_per_s": frame["write_bytes"].to_numpy() / dt_fill,
+            "cpu_user_pct": frame["cpu_user_pct"],
+            "cpu_system_pct": frame["cpu_system_pct"],
+            "rss_bytes": frame["rss_bytes"],
+            "read_bytes_per_s": frame["read_bytes"] / dt_fill,
+            "write_bytes_per_s": frame["write_bytes"] / dt_fill,
         }
         cols["io_bytes_per_s"] = cols["read_bytes_per_s"] + cols["write_bytes_per_s"]
         if "vm_bytes" in frame:
-            cols["vm_bytes"] = frame["vm_bytes"].to_numpy()
+            cols["vm_bytes"] = frame["vm_bytes"]
         if "read_ops" in frame or "write_ops" in frame:
-            ops = sum(frame[c].to_numpy() for c in ("read_ops", "write_ops") if c in frame)
+            ops = sum(frame[c] for c in ("read_ops", "write_ops") if c in frame)
             cols["io_ops_per_s"] = ops / dt_fill
         if "io_wait_pct" in frame:
-            cols["io_wait_pct"] = frame["io_wait_pct"].to_numpy()
+            cols["io_wait_pct"] = frame["io_wait_pct"]
         col.add(t, cols)
         if "threads" in frame:
             col_threads = float(frame["threads"].max())
@@ -302,8 +341,9 @@ def parse_chiles_csv(path: str | Path, filename: str | None = None, progress: Pr
     short = ["time", "total", "kernel", "vm", "rss", "iops", "bps", "wait"]
     what = ", ".join(CHILES_HEADER)
     col = _Collector()
-    for first, text in _data_chunks(path, used, progress):
-        try:  # Unix-second stamps: every column numeric (the fast path)
+
+    def read(text: bytes, first) -> pd.DataFrame:
+        try:  # Unix-second stamps: every column numeric
             frame = pd.read_csv(io.BytesIO(text), header=None, names=short, engine="c", na_filter=False, dtype=float)
         except (ValueError, pd.errors.ParserError):
             try:  # date-time stamps
@@ -312,7 +352,7 @@ def parse_chiles_csv(path: str | Path, filename: str | None = None, progress: Pr
             except (ValueError, pd.errors.ParserError):
                 raise _bad_row(filename, text, first(), len(short), [False] + [True] * 7, what) from None
         if frame.empty:
-            continue
+            return frame
         if np.isnan(frame["wait"].to_numpy()).any() or frame["time"].isna().any():
             raise _bad_row(filename, text, first(), len(short), [False] + [True] * 7, what)
         t = frame["time"] if frame["time"].dtype == float else pd.to_numeric(frame["time"], errors="coerce")
@@ -323,18 +363,23 @@ def parse_chiles_csv(path: str | Path, filename: str | None = None, progress: Pr
                 raise ParseError(filename, first() + i, f"a time stamp (Unix seconds or a date-time), "
                                                       f"got {frame['time'].iloc[i]!r}")
             t = (dates - pd.Timestamp(0)).dt.total_seconds()
-        t = t.to_numpy(dtype=float)
-        kernel = frame["kernel"].to_numpy()
+        frame["time"] = t.to_numpy(dtype=float)
+        return frame
+
+    for first, text in _data_chunks(path, used, progress):
+        time_s, total, kernel, vm, rss, iops, bps, wait = _columns(text, short, lambda data, first=first: read(data, first)).values()
+        if not len(time_s):
+            continue
         cols = {
-            "cpu_user_pct": np.maximum(frame["total"].to_numpy() - kernel, 0.0),
+            "cpu_user_pct": np.maximum(total - kernel, 0.0),
             "cpu_system_pct": kernel,
-            "vm_bytes": frame["vm"].to_numpy(),
-            "rss_bytes": frame["rss"].to_numpy(),
-            "io_ops_per_s": frame["iops"].to_numpy(),
-            "io_bytes_per_s": frame["bps"].to_numpy(),
-            "io_wait_pct": frame["wait"].to_numpy(),
+            "vm_bytes": vm,
+            "rss_bytes": rss,
+            "io_ops_per_s": iops,
+            "io_bytes_per_s": bps,
+            "io_wait_pct": wait,
         }
-        col.add(t, cols)
+        col.add(time_s, cols)
     return col.finish("chiles_csv", filename, {"columns": list(CHILES_HEADER)})
 
 
