@@ -3,7 +3,9 @@ try a what-if and open the comparison; the builder explains bad input.  Screensh
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,11 +17,12 @@ DEMO_SECONDS_LIMIT = 20.0
 
 
 @pytest.fixture
-def site(celery_worker_process, live_server, django_user_model):
-    from django.conf import settings
-
+def site(celery_worker_process, live_server, django_user_model, settings):
+    from apps import settings as project_settings
     from apps.core.catalogue import load_catalogue
 
+    # the worker writes files (reports) to the project's MEDIA_ROOT: the live server must serve the same one
+    settings.MEDIA_ROOT = project_settings.MEDIA_ROOT
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     django_user_model.objects.create_user(username="grace", password=PASSWORD)
     return live_server.url
@@ -97,6 +100,17 @@ def test_the_demo_runs_on_a_worker_and_its_results_and_comparison_render(page, s
     url = page.url
     page.goto(url)
     assert _plotted(page, "fig-gantt") == gantt_traces
+
+    # export: the JSON report is generated on the worker, the page follows its progress, then offers the file
+    page.get_by_role("button", name="JSON (versioned schema)").click()
+    page.wait_for_url(f"{site}/reports/*-*/")
+    page.wait_for_selector("#download", timeout=60_000)
+    with page.expect_download() as info:
+        page.click("#download")
+    report = json.loads(Path(info.value.path()).read_text())
+    assert report["recommendation"]["platform"] == "aws-sydney" and report["schema_version"] == "1.0"
+    screenshot(page, "report-ready")
+    page.goto(url)
 
     # what-if: halve Magnus's queue wait, run it, and compare
     page.get_by_role("button", name="Halve the queue wait on Magnus (Pawsey Cray XC40)").click()
