@@ -7,9 +7,13 @@ PostgreSQL and Redis (as the tests and production do).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_HASHES
+from django.core.exceptions import ImproperlyConfigured
 
 from apps.env import env_bool, env_int, env_list, env_str
 
@@ -17,9 +21,38 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("SKYPLAN_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "dev-only-insecure-key-set-DJANGO_SECRET_KEY-in-production")
+# Off unless asked for: `make run` sets DJANGO_DEBUG=1 for the local development server.
+DEBUG = env_bool("DJANGO_DEBUG", False)
+# pytest (which sets PYTEST_VERSION for itself and the worker processes it starts) runs like production, DEBUG off,
+# but needs no secret.
+_TESTING = bool(env_str("PYTEST_VERSION"))
+SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+if not SECRET_KEY:
+    if not (DEBUG or _TESTING):
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is not set. In production set it to a long random string, e.g. "
+            "DJANGO_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))'); "
+            "for local development set DJANGO_DEBUG=1 instead (`make run` does)."
+        )
+    SECRET_KEY = "dev-only-insecure-key-set-DJANGO_SECRET_KEY-in-production"
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+# Transport security.  Cookies are sent over HTTPS only unless DEBUG is on; HSTS (sent on HTTPS responses only)
+# for a year.  Behind a TLS-terminating proxy that sets X-Forwarded-Proto, set DJANGO_TRUST_X_FORWARDED_PROTO=1;
+# DJANGO_SECURE_SSL_REDIRECT=1 redirects plain HTTP to HTTPS (except the health check, for load balancers).
+SESSION_COOKIE_SECURE = not DEBUG
+CSRF_COOKIE_SECURE = not DEBUG
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^health/$"]
+if env_bool("DJANGO_TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -28,6 +61,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "csp",
     "apps.core",
     "apps.accounts",
     "apps.platforms",
@@ -47,6 +81,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -114,10 +149,49 @@ def _plotly_js_dir() -> str:
 
 
 STATICFILES_DIRS = [BASE_DIR / "static", ("vendor/plotly", _plotly_js_dir())]
-STATIC_ROOT = VAR_DIR / "staticfiles"
-# WhiteNoise serves straight from the finders (static/ and plotly's bundled plotly.js): no collectstatic step.
-WHITENOISE_USE_FINDERS = True
+STATIC_ROOT = Path(env_str("SKYPLAN_STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# By default WhiteNoise serves straight from the finders (static/ and plotly's bundled plotly.js): no collectstatic
+# step.  SKYPLAN_STATIC_COLLECTED=1 (production, after `manage.py collectstatic`) serves the collected copies under
+# content-hashed names, cached for good by browsers, and gzipped.
+SKYPLAN_STATIC_COLLECTED = env_bool("SKYPLAN_STATIC_COLLECTED", False)
+WHITENOISE_USE_FINDERS = not SKYPLAN_STATIC_COLLECTED
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage" if SKYPLAN_STATIC_COLLECTED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+# plotly.js writes <b>, <i>, <sup>, <sub>, <s>, <u>, <a> and <em> in chart text as these SVG style attributes.
+PLOTLY_TEXT_STYLES = ["font-weight:bold", "font-style:italic", "font-size:70%", "text-decoration:line-through",
+                      "text-decoration:underline", "cursor:pointer", "font-style:italic;font-weight:bold"]
+# Content security policy (django-csp 4): everything from this origin, nothing inline.  Pages have no inline scripts
+# or handlers (page scripts are static/js/*.js; figures come in json_script data blocks, which are not executed).
+# plotly.js needs no eval; its own style sheets are static files (templates/plotly_styles.html), and the only
+# inline styles it sets are the text-markup attributes above, allowed by hash.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "style-src-attr": [UNSAFE_HASHES, *map(_csp_hash, PLOTLY_TEXT_STYLES)],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
 MEDIA_ROOT = Path(env_str("SKYPLAN_MEDIA_ROOT", str(VAR_DIR / "media")))
 SKYPLAN_PROFILE_MAX_BYTES = env_int("SKYPLAN_PROFILE_MAX_BYTES", 2 * 1024**3)  # profile upload limit per file
 
