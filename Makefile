@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test lint bench clean
+.PHONY: install run prod test lint bench load clean
 
 $(STAMP): pyproject.toml .ci/system-packages
 	bash .ci/system-packages
@@ -16,12 +16,17 @@ $(STAMP): pyproject.toml .ci/system-packages
 install: $(STAMP)
 
 ## Set up (virtualenv, install, migrate, reference catalogue, demo account) and run web server + worker.
+run: export DJANGO_DEBUG ?= 1
 run: install
 	$(BIN)/python manage.py ensure_database
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_catalogue
 	$(BIN)/python manage.py ensure_demo_account
 	$(BIN)/python manage.py serve
+
+## Production: gunicorn + WhiteNoise and a Celery worker, configured from the environment (README: Production).
+prod: install
+	bin/serve-prod
 
 ## The whole suite against PostgreSQL and Redis (the local servers by default).
 test: export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/skyplan
@@ -36,6 +41,10 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/scale.py --scale 1 --slots 64
+
+## Load test: 50 users for 60 s against gunicorn on loopback, on its own database skyplan_load (PostgreSQL).
+load: install
+	$(BIN)/python bench/load.py
 
 clean:
 	rm -rf $(VENV) var

@@ -1,6 +1,6 @@
 """``python manage.py serve``: the web server and a real Celery worker process, together.
 
-Used by ``make run``.  The worker is a separate process (never eager mode) using
+Used by ``make run`` (which sets DJANGO_DEBUG=1).  The worker is a separate process (never eager mode) using
 whatever broker the settings name: the embedded file-system broker by default,
 Redis when CELERY_BROKER_URL is set.  Ctrl-C stops both.
 """
@@ -44,6 +44,10 @@ class Command(BaseCommand):
         db = settings.DATABASES["default"]
         self.stdout.write(f"Database: {db['ENGINE'].rsplit('.', 1)[-1]} {db['NAME']}")
         self.stdout.write(f"Broker:   {broker} (worker pid {worker.pid})")
+        if not settings.DEBUG:
+            self.stdout.write(self.style.WARNING(
+                "DEBUG is off: cookies are HTTPS-only, so logging in over http:// needs DJANGO_DEBUG=1 (make run sets "
+                "it). This is the development server; for production use bin/serve-prod (README: Production)."))
         self.stdout.write(self.style.SUCCESS(f"Skyplan is running at http://{host}:{port}/  (Ctrl-C to stop)"))
         try:
             call_command("runserver", f"{host}:{port}", use_reloader=False)
