@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from apps.api.authentication import AUTHENTICATION_CLASSES
-from apps.api.views import auth, benchmarks, catalogue, profiles, scenarios
+from apps.api.views import auth, benchmarks, catalogue, profiles, reports, scenarios
 
 app_name = "api"
 
@@ -44,6 +44,10 @@ v1 = [
     path("benchmarks/<uuid:run_id>/status/", benchmarks.BenchmarkStatus.as_view(), name="benchmark-status"),
     path("benchmarks/<uuid:run_id>/cancel/", benchmarks.BenchmarkCancel.as_view(), name="benchmark-cancel"),
     path("benchmarks/<uuid:run_id>/results/", benchmarks.BenchmarkResults.as_view(), name="benchmark-results"),
+    path("reports/", reports.ReportList.as_view(), name="report-list"),
+    path("reports/<uuid:report_id>/", reports.ReportDetail.as_view(), name="report-detail"),
+    path("reports/<uuid:report_id>/cancel/", reports.ReportCancel.as_view(), name="report-cancel"),
+    path("reports/<uuid:report_id>/download/", reports.ReportDownload.as_view(), name="report-download"),
 ]
 
 _auth = {"authentication_classes": AUTHENTICATION_CLASSES}

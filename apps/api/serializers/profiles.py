@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.api.serializers.catalogue import SlugLookupField
@@ -13,9 +14,16 @@ from apps.workloads.models import WorkloadStage
 __all__ = ["UploadSerializer", "ImportSerializer", "ProfileSerializer", "ProfileDetailSerializer"]
 
 
+@extend_schema_field({"type": "string", "pattern": f"^({'|'.join(FORMAT_LABELS)})$", "default": "auto",
+                      "description": "; ".join(f"{k}: {v}" for k, v in FORMAT_LABELS.items())})
+class ProfileFormatField(serializers.ChoiceField):
+    """The profile's format: one of the choices, described by a pattern ("format" names the report formats' enum,
+    and one property name can name one enum in the schema)."""
+
+
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="the profile: per-second samples CSV, pidstat text, strace text or fio JSON")
-    format = serializers.ChoiceField(choices=list(FORMAT_LABELS.items()), default="auto")
+    format = ProfileFormatField(choices=list(FORMAT_LABELS.items()), default="auto")
     platform = SlugLookupField(queryset=Platform.objects.all(), required=False,
                                             allow_null=True, help_text="where the profiled run ran")
     stage = serializers.PrimaryKeyRelatedField(queryset=WorkloadStage.objects.all(), required=False,

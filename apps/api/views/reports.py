@@ -1,0 +1,101 @@
+"""Reports over HTTP: request a scenario's report in a format (generated on a worker), follow it, download it."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import renderers, status
+from rest_framework.generics import get_object_or_404
+from rest_framework.response import Response
+
+from apps.api.base import (
+    BAD_REQUEST,
+    ERRORS,
+    NOT_FOUND,
+    NOT_READY,
+    ApiView,
+    ListCreateApiView,
+    not_ready,
+    service_error,
+)
+from apps.api.serializers.reports import ReportRequestSerializer, ReportSerializer
+from apps.reports import services
+from apps.reports.models import Report
+
+__all__ = ["ReportList", "ReportDetail", "ReportCancel", "ReportDownload"]
+
+
+@extend_schema_view(get=extend_schema(responses={200: ReportSerializer(many=True), **ERRORS}))
+class ReportList(ListCreateApiView):
+    """Reports, newest first; request one (PDF, self-contained HTML, CSV as a ZIP of tables, XLSX or JSON)."""
+
+    serializer_class = ReportSerializer
+    queryset = Report.objects.all()
+
+    @extend_schema(request=ReportRequestSerializer, responses={202: ReportSerializer, **BAD_REQUEST, **ERRORS})
+    def post(self, request):
+        data = ReportRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            report = services.request_report(data.validated_data["scenario"], data.validated_data["format"],
+                                             user=request.user)
+        except services.InvalidReport as exc:
+            raise service_error(exc, {"format": "format", "scenario": "scenario"}) from None
+        return Response(self.get_serializer(report).data, status=status.HTTP_202_ACCEPTED)
+
+
+def _report(report_id) -> Report:
+    return get_object_or_404(Report.objects.select_related("scenario"), pk=report_id)
+
+
+class ReportDetail(ApiView):
+    """A report's status: progress (0 to 1), what the worker is doing, the error, and the download link."""
+
+    @extend_schema(responses={200: ReportSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, report_id):
+        return Response(ReportSerializer(_report(report_id), context={"request": request}).data)
+
+
+class ReportCancel(ApiView):
+    @extend_schema(request=None, responses={200: ReportSerializer, **NOT_FOUND, **ERRORS},
+                   description="Cancel a queued or running report; a finished one is left as it is.")
+    def post(self, request, report_id):
+        services.cancel_report(_report(report_id))
+        return Response(ReportSerializer(_report(report_id), context={"request": request}).data)
+
+
+class AnyMediaRenderer(renderers.BaseRenderer):
+    """Lets a download be asked for with any Accept header; errors are still JSON."""
+
+    media_type = "*/*"
+    format = "file"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if renderer_context and renderer_context.get("response") is not None:
+            renderer_context["response"]["Content-Type"] = "application/json"
+        return json.dumps(data).encode() if data is not None else b""
+
+
+class ReportDownload(ApiView):
+    """The report's file, as an attachment (its Content-Type says the format)."""
+
+    renderer_classes = [renderers.JSONRenderer, AnyMediaRenderer]
+
+    @extend_schema(responses={
+        (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY, description="the report's file"),
+        **NOT_READY, **NOT_FOUND, **ERRORS,
+    })
+    def get(self, request, report_id):
+        report = _report(report_id)
+        if report.status != Report.Status.SUCCEEDED or not report.file:
+            return not_ready(report.status)
+        try:
+            handle = report.file.open("rb")
+        except FileNotFoundError:
+            return Response({"detail": "the report's file is missing on the server; request the report again"},
+                            status=status.HTTP_404_NOT_FOUND)
+        return FileResponse(handle, as_attachment=True, filename=report.download_name(),
+                            content_type=report.content_type)
