@@ -27,7 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import Parsed, ParseError, Progress, read_chunks
+from .base import Parsed, ParseError, Progress, read_byte_chunks
+from .stracescan import HOT_NAMES, Scan, scan
+from .stracescan import PAD as SCAN_PAD
 
 __all__ = ["parse_strace", "CLASSES", "SIZE_BINS", "IAT_BINS", "looks_like_strace"]
 
@@ -58,6 +60,8 @@ _OPENS = {"open", "openat", "creat", "openat2"}
 _DUPS = {"dup", "dup2", "dup3"}
 _FORKS = {"clone", "clone3", "fork", "vfork"}
 _SEQ, _CONSEC, _RAND = 0, 1, 2
+#: values per access row: ofd index, type, offset, bytes, start s, duration s, write
+ROW_FIELDS = 7
 _NOT_FILE = ("pipe:", "socket:", "anon_inode:", "/dev/")
 
 #: what one strace line must look like, for error messages
@@ -161,7 +165,7 @@ class _Tracker:
                 self.flush(o)
 
     def new_chunk(self) -> None:
-        self.rows: list = []  # flat: ROW_FIELDS values per row
+        self.rows: list = []  # flat: ROW_FIELDS values per row (rebound per chunk: take it afresh)
 
     def table(self, pid: int) -> dict[int, _OFD]:
         tab = self.tables.get(pid)
@@ -243,14 +247,13 @@ class _Tracker:
                                                      f"as strace prints them, got {name}({args[:60]}) = {ret}") from None
 
 
-def _classify(tr: _Tracker) -> tuple[np.ndarray, ...] | None:
+def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] | None:
     """Offsets and classes of the chunk's rows (see :class:`_Tracker`), vectorised per open file description.
 
     Returns ``(t, dur, bytes, kind, write)`` of the accesses in trace order, and updates each
     description's offset, last access and per-class counts."""
-    if not tr.rows:
+    if rows is None or not len(rows):
         return None
-    rows = np.array(tr.rows, dtype=float).reshape(-1, 7)
     idx = rows[:, 0].astype(np.int64)
     order = np.argsort(idx, kind="stable")
     g, typ, val, n = idx[order], rows[order, 1], rows[order, 2], rows[order, 3]
@@ -368,25 +371,60 @@ class _Aggregates:
             self.busy_s[c] += float(dur[sel].sum())
 
 
-def parse_strace(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
-    """Parse a strace text file into classified-access aggregates (see the module docstring)."""
-    filename = filename or Path(path).name
-    tr = _Tracker(filename)
-    agg = _Aggregates()
+class _State:
+    """Where the parse is between chunks: the first clock, midnight roll-over, the last time, counts."""
+
+    def __init__(self):
+        self.t0: float | None = None
+        self.prev_clock = 0.0
+        self.day = 0.0
+        self.t_last = 0.0
+        self.lines = 0
+        self.base_key: str | None = None  # "HH:MM:" of the previous -tt stamp and its seconds
+        self.base = 0.0
+        self.flags = {"pids": False, "absolute_time": None, "durations": False}
+
+
+def _event_line(tr: _Tracker, st: _State, m: re.Match, pid: int, t: float, line_no: int) -> None:
+    """A line other than a plain read/write (a call, its unfinished or resumed half, a signal or an exit)."""
+    (_pid_a, _pid_b, _stamp, name, args, ret, _extra, dur, uname, uargs,
+     rname, rargs, rret, _rextra, rdur, event) = m.groups()
+    if name is not None:
+        tr.call(pid, name, args, ret, t, float(dur) if dur else 0.0, line_no)
+        if dur is not None:
+            st.flags["durations"] = True
+    elif uname is not None:
+        tr.pending[pid] = (uname, uargs, t)
+    elif rname is not None:
+        started = tr.pending.pop(pid, None)
+        if started is None or started[0] != rname:
+            # strace began mid-call or lost the start: count the call, no access to classify
+            tr.calls[rname] += 1
+        else:
+            tr.call(pid, started[0], started[1] + rargs, rret, started[2],
+                    float(rdur) if rdur else t - started[2], line_no)
+    elif event.startswith("---"):
+        tr.signals += 1
+    elif "exited" in event or "killed" in event:
+        tr.exits += 1
+
+
+def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str], first: int,
+                    t_given: float | None = None) -> None:
+    """Parse lines one by one (any layout strace writes; errors name the line); ``first`` is the
+    first one's line number.  With ``t_given`` (one line whose time the scan has computed) the
+    time stamp is not read again."""
+    filename = tr.filename
     match = _LINE.match
-    flags = {"pids": False, "absolute_time": None, "durations": False}
-    lines = 0
-    base_key, base = None, 0.0  # "HH:MM:" of the previous -tt stamp and its seconds
-    calls = tr.calls
+    flags = st.flags
     pids = tr.pids
-    hot_calls = dict.fromkeys(_RW, 0)
     nan = math.nan
     tables_get = tr.tables.get
-    t0: float | None = None
-    t_last = prev_clock = day = 0.0
-    for first, text in read_chunks(path, progress):
-        extend = tr.rows.extend
-        for i, line in enumerate(text.splitlines()):
+    extend = tr.rows.extend
+    t0, prev_clock, day, t_last, lines = st.t0, st.prev_clock, st.day, st.t_last, st.lines
+    base_key, base = st.base_key, st.base
+    try:
+        for i, line in enumerate(lines_):
             # fast path (plain string methods): "PID TIME name(fd, ...) = ret <dur>" for reads and writes
             rw = None
             parts = line.split(None, 2)
@@ -414,31 +452,33 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
                     if not line:
                         continue
                     raise ParseError(filename, first + i, f"{EXPECTED}; got {line[:80]!r}")
-                (pid_a, pid_b, stamp, name, args, ret, _extra, dur, uname, uargs,
-                 rname, rargs, rret, _rextra, rdur, event) = m.groups()
-                pid_s = pid_a or pid_b
+                pid_s = m.group(1) or m.group(2)
+                stamp = m.group(3)
                 pid = int(pid_s) if pid_s else 0
             lines += 1
-            try:
-                if stamp[2] == ":":
-                    key = stamp[:6]
-                    if key != base_key:
-                        if stamp[5] != ":":
-                            raise ValueError
-                        base_key, base = key, int(stamp[:2]) * 3600 + int(stamp[3:5]) * 60
-                    clock = base + float(stamp[6:])
-                    if clock < prev_clock - 43200:
-                        day += 86400.0  # passed midnight
-                    prev_clock = clock
-                    clock += day
-                else:
-                    clock = float(stamp)
-            except (ValueError, IndexError):
-                raise ParseError(filename, first + i, f"a time stamp HH:MM:SS.micro or seconds.micro, got {stamp!r}") from None
-            if t0 is None:
-                t0 = tr.t0 = clock
-                flags["absolute_time"] = ":" not in stamp
-            t = clock - t0
+            if t_given is not None:
+                t = t_given
+            else:
+                try:
+                    if stamp[2] == ":":
+                        key = stamp[:6]
+                        if key != base_key:
+                            if stamp[5] != ":":
+                                raise ValueError
+                            base_key, base = key, int(stamp[:2]) * 3600 + int(stamp[3:5]) * 60
+                        clock = base + float(stamp[6:])
+                        if clock < prev_clock - 43200:
+                            day += 86400.0  # passed midnight
+                        prev_clock = clock
+                        clock += day
+                    else:
+                        clock = float(stamp)
+                except (ValueError, IndexError):
+                    raise ParseError(filename, first + i, f"a time stamp HH:MM:SS.micro or seconds.micro, got {stamp!r}") from None
+                if t0 is None:
+                    t0 = tr.t0 = clock
+                    flags["absolute_time"] = ":" not in stamp
+                t = clock - t0
             tab = tables_get(pid)
             if tab is None:
                 if pid_s:
@@ -469,28 +509,119 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
                     extend((o.idx, positional, offset, n, t, d, write))
                 t_last = t
                 continue
-            if name is not None:
-                tr.call(pid, name, args, ret, t, float(dur) if dur else 0.0, first + i)
-                if dur is not None:
-                    flags["durations"] = True
-            elif uname is not None:
-                tr.pending[pid] = (uname, uargs, t)
-            elif rname is not None:
-                started = tr.pending.pop(pid, None)
-                if started is None or started[0] != rname:
-                    # strace began mid-call or lost the start: count the call, no access to classify
-                    calls[rname] += 1
-                else:
-                    tr.call(pid, started[0], started[1] + rargs, rret, started[2],
-                            float(rdur) if rdur else t - started[2], first + i)
-            elif event.startswith("---"):
-                tr.signals += 1
-            elif "exited" in event or "killed" in event:
-                tr.exits += 1
+            _event_line(tr, st, m, pid, t, first + i)
             t_last = t
-        agg.add(_classify(tr))
+    finally:
+        st.t0, st.prev_clock, st.day, st.t_last, st.lines = t0, prev_clock, day, t_last, lines
+        st.base_key, st.base = base_key, base
+
+
+def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: bytes, first: int) -> np.ndarray:
+    """Parse a chunk :func:`~.stracescan.scan` has tokenised: its plain reads and writes at once with numpy,
+    the other lines one by one in trace order between them.  Returns the chunk's access rows (see
+    :class:`_Tracker`) in trace order."""
+    clock = sc.clock
+    if not sc.absolute:  # -tt: seconds of the day; a step back of more than 12 h is the next day
+        prev = np.empty_like(clock)
+        prev[0] = st.prev_clock
+        prev[1:] = clock[:-1]
+        days = st.day + 86400.0 * np.cumsum(clock < prev - 43200)
+        st.prev_clock, st.day = float(clock[-1]), float(days[-1])
+        clock = clock + days
+    if st.t0 is None:
+        st.t0 = tr.t0 = float(clock[0])
+        st.flags["absolute_time"] = sc.absolute
+    t = clock - st.t0
+    hot = sc.hot
+    h = np.flatnonzero(hot)
+    others = np.flatnonzero(~hot).tolist()
+    # the open file description of each hot line, from the descriptor tables as they stand at that line:
+    # one lookup per (stretch between two other lines, pid, fd), in trace order
+    pid_h, fd_h = sc.pid[h], sc.fd[h]
+    seg = np.cumsum(~hot)[h]
+    keys, key_of = np.unique((pid_h << 24) | fd_h, return_inverse=True)
+    _, first_at, pair_of = np.unique(seg * len(keys) + key_of, return_index=True, return_inverse=True)
+    order = np.argsort(first_at)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    pair_line = h[first_at[order]].tolist()
+    pair_pid, pair_fd = pid_h[first_at[order]].tolist(), fd_h[first_at[order]].tolist()
+    ofd_idx = np.empty(len(order), dtype=np.int64)
+    ofd_file = np.empty(len(order), dtype=bool)
+    tables_get = tr.tables.get
+    flags = st.flags
+    p, npairs = 0, len(order)
+    row_lines: list[int] = []
+    rows = tr.rows
+    starts, ends = sc.starts.tolist(), sc.ends.tolist()
+    t_list = t.tolist()
+    for j in others + [len(t_list)]:
+        while p < npairs and pair_line[p] < j:
+            pid, fd = pair_pid[p], pair_fd[p]
+            tab = tables_get(pid)
+            if tab is None:
+                flags["pids"] = True
+                tr.pids.add(pid)
+                tab = tr.table(pid)
+            o = tab.get(fd)
+            if o is None:
+                o = tr.ofd(pid, fd, None)
+            ofd_idx[p], ofd_file[p] = o.idx, o.is_file
+            p += 1
+        if j == len(t_list):
+            break
+        line = data[starts[j] - SCAN_PAD:ends[j] - SCAN_PAD].decode("latin-1")
+        before = len(rows)
+        _chunk_by_lines(tr, st, hot_calls, [line], first + j, t_list[j])
+        if len(rows) > before:
+            row_lines.extend([j] * ((len(rows) - before) // ROW_FIELDS))
+    st.lines += len(h)
+    st.t_last = float(t[-1])
+    # the hot lines' rows
+    pair = rank[pair_of]
+    idx, is_file = ofd_idx[pair], ofd_file[pair]
+    n_bytes = sc.ret[h]
+    tr.other_io_bytes += int(n_bytes[~is_file].sum())
+    name = sc.name[h]
+    for code, count in enumerate(np.bincount(name, minlength=len(HOT_NAMES)).tolist()):
+        if count:
+            hot_calls[HOT_NAMES[code]] += count
+    keep = is_file & (n_bytes > 0)
+    k = np.flatnonzero(keep)
+    positional = name[k] >= 2
+    hot_rows = np.column_stack([
+        idx[k], positional, np.where(positional, sc.offset[h][k], np.nan), n_bytes[k], t[h][k], sc.dur[h][k],
+        name[k] % 2,
+    ]).astype(float)
+    if not rows:
+        return hot_rows
+    other_rows = np.array(rows, dtype=float).reshape(-1, ROW_FIELDS)
+    lines_of = np.concatenate([h[k], np.array(row_lines, dtype=np.int64)])
+    return np.concatenate([hot_rows, other_rows])[np.argsort(lines_of, kind="stable")]
+
+
+def parse_strace(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
+    """Parse a strace text file into classified-access aggregates (see the module docstring)."""
+    filename = filename or Path(path).name
+    tr = _Tracker(filename)
+    agg = _Aggregates()
+    st = _State()
+    flags = st.flags
+    calls = tr.calls
+    hot_calls = dict.fromkeys(_RW, 0)
+    first = 1
+    for _, data in read_byte_chunks(path, progress):
+        sc = scan(data)
+        if sc is not None and 2 * int(np.count_nonzero(sc.hot)) >= sc.n:
+            rows = _chunk_by_scan(tr, st, hot_calls, sc, data, first)
+        else:  # another layout, or few plain reads and writes (e.g. -y paths): line by line
+            _chunk_by_lines(tr, st, hot_calls, data.decode("latin-1").splitlines(), first)
+            rows = np.array(tr.rows, dtype=float).reshape(-1, ROW_FIELDS) if tr.rows else None
+        agg.add(_classify(tr, rows))
         tr.new_chunk()
         tr.end_chunk()
+        first += data.count(b"\n")
+    lines, t_last = st.lines, st.t_last
     if lines == 0:
         raise ParseError(filename, 1, f"{EXPECTED}; the file is empty")
     tr.end_chunk(final=True)

@@ -1,0 +1,220 @@
+"""Vectorised tokenising of a chunk of strace lines: numpy over the bytes instead of Python per line.
+
+:func:`scan` looks at every line of a chunk at once and returns, per line, its PID and time
+stamp and — for the lines that are plain ``read``/``write``/``pread64``/``pwrite64`` calls on a
+numeric descriptor (the bulk of an I/O trace) — the call, descriptor, result, offset and
+duration.  Other lines (opens, seeks, closes, unfinished calls, signals, descriptors printed
+with ``-y`` paths) are marked for the per-line parser.  It returns ``None`` when the chunk is
+not in the one layout it knows (``PID SP TIME SP ...`` with ``-tt`` or ``-ttt`` microsecond
+stamps on every line), and the caller parses that chunk line by line as before.
+
+Numbers are read from their bytes: the 16 bytes before a number's end are loaded as two
+64-bit words (from aligned words, joined by shifts), the bytes before the number are
+shifted out, and the digits combined by the SWAR multiply-shift trick.  A span is all
+digits when a running count of non-digit bytes does not change across it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Scan", "scan", "HOT_NAMES", "PAD"]
+
+#: the calls handled here; index = the code in :attr:`Scan.name`
+HOT_NAMES = ("read", "write", "pread64", "pwrite64")
+#: bytes before the chunk in the scan's buffer (``Scan.starts``/``ends`` count them)
+PAD = 16
+_PAD = PAD
+_U = np.uint64
+_LOW_NIBBLES, _HIGH_NIBBLES = _U(0x0F0F0F0F0F0F0F0F), _U(0xF0F0F0F0F0F0F0F0)
+_ZEROS, _SIXES, _THREES = _U(0x3030303030303030), _U(0x0606060606060606), _U(0x3333333333333333)
+_M1, _M2 = _U(0x00FF00FF00FF00FF), _U(0x0000FFFF0000FFFF)
+_F1, _F2, _F3 = _U(2561), _U(6553601), _U(42949672960001)
+_POW10 = 10.0 ** np.arange(17)
+_POW10_INT = np.array([10**k for k in range(17)], dtype=np.uint64)
+_SP, _NL, _LT, _GT, _EQ, _COMMA, _PAREN, _CPAREN, _COLON, _DOT = (ord(c) for c in " \n<>=,():.")
+#: the first 8 bytes of "name(" for each hot call, little-endian, and how many of them to compare
+_NAME_WORDS = [(int.from_bytes((n + "(").encode()[:8].ljust(8, b"\0"), "little"), min(len(n) + 1, 8), len(n))
+               for n in HOT_NAMES]
+
+
+@dataclass
+class Scan:
+    """Per line of a chunk (``n`` lines): PID, clock seconds (``-tt``: seconds of the day, before
+    any day roll-over; ``-ttt``: Unix seconds) and whether the line is a hot call, with its fields
+    (meaningful where ``hot``)."""
+
+    n: int
+    absolute: bool
+    pid: np.ndarray
+    clock: np.ndarray
+    hot: np.ndarray
+    name: np.ndarray
+    fd: np.ndarray
+    ret: np.ndarray
+    offset: np.ndarray
+    dur: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+
+
+def _swar8(w: np.ndarray) -> np.ndarray:
+    w *= _F1
+    w >>= _U(8)
+    w &= _M1
+    w *= _F2
+    w >>= _U(16)
+    w &= _M2
+    w *= _F3
+    w >>= _U(32)
+    return w
+
+
+def _window(A: np.ndarray, first: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 8 bytes from buffer byte ``first`` (any alignment), all but the top ``keep`` replaced by '0':
+    as digit nibbles, and whether all 8 are digits."""
+    q = first >> _U(3)
+    r8 = (first & _U(7)) << _U(3)
+    w = A.take(q)
+    w >>= r8
+    w |= A[1:].take(q) << (_U(64) - r8)  # numpy defines a shift by 64 as 0
+    k = (_U(8) - keep) << _U(3)
+    w >>= k
+    w <<= k
+    w |= _ZEROS >> (_U(64) - k)
+    ok = ((w & _HIGH_NIBBLES) | (((w + _SIXES) & _HIGH_NIBBLES) >> _U(4))) == _THREES
+    w &= _LOW_NIBBLES
+    return w, ok
+
+
+def _number(A: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Values of the decimal digits in buffer bytes ``[start, end)`` (1 to 16 bytes: checked by the caller),
+    and whether they are all digits."""
+    end = end.astype(np.uint64)
+    length = end - start.astype(np.uint64)
+    low, ok = _window(A, end - _U(8), np.minimum(length, _U(8)))
+    low = _swar8(low)
+    if (length > 8).any():
+        high, ok_high = _window(A, end - _U(16), np.clip(length, _U(8), _U(16)) - _U(8))
+        high = _swar8(high)
+        high *= _U(100_000_000)
+        low += high
+        ok &= ok_high
+    return low.view(np.int64), ok
+
+
+def scan(data: bytes) -> Scan | None:
+    """Tokenise a chunk of whole strace lines (see the module docstring); None when its layout is not the known one."""
+    n_bytes = len(data)
+    size = ((_PAD + n_bytes + 8) // 8 + 2) * 8
+    buf = bytearray(size)
+    buf[_PAD:_PAD + n_bytes] = data
+    a = np.frombuffer(buf, dtype=np.uint8)
+    A = np.frombuffer(buf, dtype=np.uint64)
+    body = a[_PAD:_PAD + n_bytes]
+    ends = np.flatnonzero(body == _NL)
+    if not len(ends) or ends[-1] != n_bytes - 1:
+        return None
+    if (((body >= 11) & (body <= 13)) | ((body >= 28) & (body <= 30)) | (body == 0x85)).any():
+        return None  # bytes str.splitlines() breaks lines at: the per-line parser keeps its line numbers
+    ends += _PAD
+    starts = np.empty_like(ends)
+    starts[0] = _PAD
+    starts[1:] = ends[:-1] + 1
+    if ((ends - starts) < 20).any():
+        return None  # blank or short lines: the per-line parser names them
+    spaces = np.flatnonzero(a == _SP)
+    i = np.searchsorted(spaces, starts)
+    if i[-1] + 1 >= len(spaces):
+        return None
+    sp1 = spaces[i]
+    # strace pads short PIDs with spaces: the time stamp starts after the run of spaces
+    last = len(spaces) - 2
+    for _ in range(8):
+        more = (i < last) & (spaces[np.minimum(i + 1, last + 1)] == spaces[i] + 1)
+        if not more.any():
+            break
+        i = i + more
+    if i[-1] + 1 >= len(spaces):
+        return None
+    pid_end = sp1
+    sp1, sp2 = spaces[i], spaces[i + 1]
+    if (sp2 >= ends).any() or ((pid_end - starts) < 1).any() or ((pid_end - starts) > 7).any():
+        return None  # not "PID SP TIME SP" on every line
+    pid, ok = _number(A, starts, pid_end)
+    if not ok.all():
+        return None
+    stamp_len = sp2 - sp1 - 1
+    if a[sp1[0] + 3] == _COLON:  # -tt: HH:MM:SS.uuuuuu
+        absolute = False
+        if (stamp_len != 15).any() or (a[sp1 + 3] != _COLON).any() or (a[sp1 + 6] != _COLON).any() \
+                or (a[sp1 + 9] != _DOT).any():
+            return None
+        (hh, ok1), (mm, ok2) = _number(A, sp1 + 1, sp1 + 3), _number(A, sp1 + 4, sp1 + 6)
+        (ss, ok3), (us, ok4) = _number(A, sp1 + 7, sp1 + 9), _number(A, sp1 + 10, sp2)
+        if not (ok1 & ok2 & ok3 & ok4).all():
+            return None
+        # as the per-line parser: whole minutes plus float("SS.uuuuuu")
+        clock = (hh * 3600 + mm * 60).astype(float) + (ss * 1_000_000 + us) / 1e6
+    else:  # -ttt: seconds.uuuuuu
+        absolute = True
+        dot = sp2 - 7
+        if (stamp_len < 8).any() or (stamp_len > 17).any() or (a[dot] != _DOT).any():
+            return None
+        (whole, ok1), (frac, ok2) = _number(A, sp1 + 1, dot), _number(A, dot + 1, sp2)
+        micro = whole * 1_000_000 + frac
+        if not (ok1 & ok2).all() or (micro >= 2**53).any():
+            return None
+        clock = micro / 1e6
+    n = len(ends)
+    # hot calls: "name(" right after the stamp, a numeric fd, ") = N <D.DDDDDD>" at the end
+    name = np.full(n, -1, dtype=np.int64)
+    word = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[sp2 + 1]  # take() would copy it all
+    for code, (value, width, _) in enumerate(_NAME_WORDS):
+        mask = _U((1 << (8 * width)) - 1)
+        name[(word & mask) == _U(value)] = code
+    hot = name >= 0
+    commas, lts, eqs = np.flatnonzero(a == _COMMA), np.flatnonzero(a == _LT), np.flatnonzero(a == _EQ)
+    if not (hot.any() and len(commas) and len(lts) and len(eqs)):
+        hot[:] = False
+        return Scan(n, absolute, pid, clock, hot, name, *(np.zeros(n, dtype=np.int64),) * 3, np.zeros(n),
+                    starts, ends)
+    name_len = np.array([w[2] for w in _NAME_WORDS])[np.maximum(name, 0)]
+    fd_start = sp2 + 2 + name_len
+    hot &= a[np.minimum(fd_start - 1, size - 1)] == _PAREN
+    fd_end = commas[np.minimum(np.searchsorted(commas, fd_start), len(commas) - 1)]
+    lt = lts[np.maximum(np.searchsorted(lts, ends) - 1, 0)]
+    eq = eqs[np.maximum(np.searchsorted(eqs, lt) - 1, 0)]
+    dot = ends - 8
+    hot &= (a[ends - 1] == _GT) & (lt > sp2) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
+    hot &= (eq > fd_end) & (a[eq - 1] == _SP) & (a[eq - 2] == _CPAREN) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
+    hot &= (fd_end > fd_start) & (fd_end - fd_start <= 7) & (lt - 1 - (eq + 2) >= 1) & (lt - 1 - (eq + 2) <= 16)
+    positional = hot & (name >= 2)
+    off_comma = commas[np.maximum(np.searchsorted(commas, eq - 2) - 1, 0)]
+    off_ok = (off_comma > fd_end) & (a[off_comma + 1] == _SP) & (eq - 2 - (off_comma + 2) >= 1) \
+        & (eq - 2 - (off_comma + 2) <= 16)
+    hot &= ~positional | off_ok
+    h = np.flatnonzero(hot)
+    fd = np.zeros(n, dtype=np.int64)
+    ret = np.zeros(n, dtype=np.int64)
+    offset = np.zeros(n, dtype=np.int64)
+    dur = np.zeros(n)
+    if len(h):
+        fd[h], ok = _number(A, fd_start[h], fd_end[h])
+        ret[h], ok2 = _number(A, eq[h] + 2, lt[h] - 1)
+        ok &= ok2
+        whole, ok2 = _number(A, lt[h] + 1, dot[h])
+        ok &= ok2
+        frac, ok2 = _number(A, dot[h] + 1, ends[h] - 1)
+        ok &= ok2
+        # as float("S.uuuuuu"): the exact decimal, rounded once
+        dur[h] = (whole * 1_000_000 + frac) / 1e6
+        p = np.flatnonzero(name[h] >= 2)
+        if len(p):
+            offset[h[p]], ok2 = _number(A, off_comma[h[p]] + 2, eq[h[p]] - 2)
+            ok[p] &= ok2
+        hot[h[~ok]] = False
+    name[~hot] = -1
+    return Scan(n, absolute, pid, clock, hot, name, fd, ret, offset, dur, starts, ends)
