@@ -1,9 +1,10 @@
 """The simulator's prediction of the mini-pipeline on a measured host (pure: no ORM).
 
-The host becomes a one-node platform: its cores, and one local storage tier whose bandwidths and IOPS are the
-storage probe's single-stream figures.  The mini-pipeline becomes a custom DAG whose per-task demands are
-its exact byte counts and its kernel work divided by the CPU probe's single-core kernel rates.  Nothing of
-the timed mini-pipeline run itself goes into the prediction.
+The host becomes a one-node platform: its cores, and one local storage tier whose bandwidths (and IOPS, when
+measured) are single-stream figures — for the mini-pipeline, those of its own file operations through the page
+cache (:mod:`.comparison`).  The mini-pipeline becomes a custom DAG whose per-task demands are its
+exact byte counts and its kernel work divided by the CPU probe's single-core kernel rates at the pipeline's own
+sizes.  Nothing of the timed mini-pipeline run itself goes into the prediction.
 """
 
 from __future__ import annotations
@@ -34,8 +35,12 @@ def host_platform(slug: str, host: dict, storage: dict) -> PlatformSpec:
     rand_r = single_stream(storage, "rand_read")
     if not (seq_r and seq_w):
         raise ValueError("the storage result has no single-stream sequential read and write figures")
+    # the tier's bandwidth resource is one pool capped at the larger rate; the per-client caps hold each direction
+    # of the single stream to its own measured rate
     tier = StorageSpec(name="scratch", kind="local_ssd", scope="per_node",
                        read_bytes_per_s=seq_r["bytes_per_s"], write_bytes_per_s=seq_w["bytes_per_s"],
+                       read_bytes_per_s_per_client=seq_r["bytes_per_s"],
+                       write_bytes_per_s_per_client=seq_w["bytes_per_s"],
                        iops=rand_r["iops"] if rand_r else None)
     # the benchmark runs its tasks one after another in one process: one core of the host
     node = NodeTypeSpec(name="host", cores=1, memory_bytes=host.get("memory_bytes"), count=1)
@@ -44,9 +49,12 @@ def host_platform(slug: str, host: dict, storage: dict) -> PlatformSpec:
 
 
 def minipipeline_workload(lay: Layout, rates: dict) -> WorkloadSpec:
-    """SPLIT and INVERT read, then compute, then write (the code does not overlap them), so each becomes three
-    chained sub-stages (``split:read`` → ``split:compute`` → ``split:write``); COPY streams read and write
-    together and CONCAT is a copy too, so they stay one phase each."""
+    """Every task reads, then computes (SPLIT and INVERT), then writes: one thread does one after the other (COPY
+    and CONCAT copy chunk by chunk in one thread too), so each stage becomes chained sub-stages
+    ``name:read`` → [``name:compute``] → [``name:new-memory``] → ``name:write`` whose times add up.
+
+    ``new-memory`` is the first touch of the task's share of its stage's buffers at the memory probe's
+    ``first_touch_bytes_per_s`` (see :mod:`.comparison`)."""
     counts = work_counts(lay)
     stages: list[StageSpec] = []
     previous: tuple[str, ...] = ()
@@ -55,14 +63,18 @@ def minipipeline_workload(lay: Layout, rates: dict) -> WorkloadSpec:
         cpu = (c.get("regrid_values", 0) / rates["regrid_values_per_s"]
                + c.get("grid_vis", 0) / rates["grid_vis_per_s"]
                + c.get("fft_cells", 0) / rates["fft_cells_per_s"])
-        if cpu == 0:
-            stages.append(StageSpec(name=name, seq_read_bytes=float(c["read"]), seq_write_bytes=float(c["write"]),
-                                    n_tasks=n, depends_on=previous))
-            previous = (name,)
+        if c.get("copied") and rates.get("copy_bytes_per_s"):
+            # an in-kernel copy between cached files (COPY): kernel CPU work at the measured copy rate
+            stages.append(StageSpec(name=f"{name}:copy", usable_threads=1, n_tasks=n, depends_on=previous,
+                                    cpu_seconds=c["copied"] / rates["copy_bytes_per_s"]))
+            previous = (f"{name}:copy",)
             continue
-        parts = ((f"{name}:read", {"seq_read_bytes": float(c["read"])}),
-                 (f"{name}:compute", {"cpu_seconds": cpu}),
-                 (f"{name}:write", {"seq_write_bytes": float(c["write"])}))
+        parts = [(f"{name}:read", {"seq_read_bytes": float(c["read"])})]
+        if cpu:
+            parts.append((f"{name}:compute", {"cpu_seconds": cpu}))
+        if rates.get("first_touch_bytes_per_s") and c["new_bytes"]:
+            parts.append((f"{name}:new-memory", {"cpu_seconds": c["new_bytes"] / rates["first_touch_bytes_per_s"]}))
+        parts.append((f"{name}:write", {"seq_write_bytes": float(c["write"])}))
         for part, demand in parts:
             stages.append(StageSpec(name=part, usable_threads=1, n_tasks=n, depends_on=previous, **demand))
             previous = (part,)

@@ -187,29 +187,22 @@ def _cpu(run: BenchmarkRun, scratch: str | None) -> dict:
 
 
 def _minipipeline(run: BenchmarkRun, scratch: str) -> dict:
-    from apps.benchmarks.prediction import predict_minipipeline
-    from apps.benchmarks.probes.cpu import kernel_rates
+    from apps.benchmarks.comparison import compare, prediction_inputs
     from apps.benchmarks.probes.minipipeline import layout_for, run_minipipeline
-    from apps.benchmarks.probes.storage import storage_probe
 
     p = run.parameters
     lay = layout_for(p["size_mb"] * MiB, n_days=p["n_days"], n_subbands=p["n_subbands"])
-    # inputs of the prediction, measured separately from the timed run: single-stream I/O and kernel rates
-    storage = storage_probe(scratch, concurrency=[1], size_bytes=min(p["size_mb"], 256) * MiB, runtime_s=2,
-                            patterns=["seq_read", "seq_write", "rand_read"], progress=_progress(run.pk, 0.0, 0.15))
-    rates = kernel_rates(seconds=1.0, n_vis=lay.n_vis)
+    # inputs of the prediction, measured separately from the timed run: page-cache I/O and kernel rates
+    inputs = prediction_inputs(os.path.join(scratch, "probe"), lay, progress=_progress(run.pk, 0.0, 0.15))
+    shutil.rmtree(os.path.join(scratch, "probe"), ignore_errors=True)
     _progress(run.pk, 0.2, 0.0)(0, 1)
     samples = os.path.join(scratch, "samples.csv")
     measured = run_minipipeline(os.path.join(scratch, "pipeline"), lay, sample_path=samples,
                                 progress=_progress(run.pk, 0.2, 0.75))
     with open(samples) as fh:
         sample_csv = fh.read()
-    predicted = predict_minipipeline(run.platform.slug, run.host or {}, storage, rates, lay)
-    error = 100.0 * (predicted["sequential_s"] - measured["makespan_s"]) / measured["makespan_s"]
-    for point in storage["points"]:
-        point["fio"] = None  # the raw fio JSON of these short probes is not kept
-    return {"measured": measured, "predicted": predicted, "prediction_error_pct": error, "kernel_rates": rates,
-            "storage": storage, "samples_csv": sample_csv}
+    comparison = compare(run.platform.slug, run.host or {}, inputs, measured, lay)
+    return {"measured": measured, **comparison, **inputs, "samples_csv": sample_csv}
 
 
 _PROBES = {"storage": _storage, "cpu": _cpu, "minipipeline": _minipipeline}

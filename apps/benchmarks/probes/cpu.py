@@ -23,12 +23,16 @@ N_VIS, CHANNELS, GRID = 65536, 8, 256
 
 
 def _rate(fn, work: float, seconds: float) -> float:
+    """Work per second of the fastest of the calls made in ``seconds`` (at least three): on a shared host the
+    fastest call is the one least disturbed by other processes."""
     fn()  # warm up
-    count, t0 = 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - t0) < seconds or count < 3:
+    count, best, t0 = 0, float("inf"), time.perf_counter()
+    while time.perf_counter() - t0 < seconds or count < 3:
+        t = time.perf_counter()
         fn()
+        best = min(best, time.perf_counter() - t)
         count += 1
-    return count * work / elapsed
+    return work / best
 
 
 def kernel_rates(seconds: float = 1.0, n_vis: int = N_VIS) -> dict[str, float]:
@@ -46,8 +50,9 @@ def kernel_rates(seconds: float = 1.0, n_vis: int = N_VIS) -> dict[str, float]:
     v = rng.integers(SUPPORT, GRID - SUPPORT, N_VIS, dtype=np.int32)
     plane = np.zeros((GRID, GRID), dtype=np.complex64)
     planes = np.zeros((CHANNELS, GRID, GRID), dtype=np.complex64)
+    spectrum, regridded = np.empty_like(block), np.empty_like(block)  # reused, as in the pipeline
     return {
-        "regrid_values_per_s": _rate(lambda: regrid(block), CHANNELS * N_VIS, seconds),
+        "regrid_values_per_s": _rate(lambda: regrid(block, out=regridded, spectrum=spectrum), CHANNELS * N_VIS, seconds),
         "grid_vis_per_s": _rate(lambda: grid_channel(plane, u, v, block[0], GRID), N_VIS, seconds),
         "fft_cells_per_s": _rate(lambda: np.fft.fft2(planes, axes=(1, 2)), CHANNELS * GRID * GRID, seconds),
     }
