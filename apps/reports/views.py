@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import FileResponse, Http404, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.workspaces import Role, get_or_404
 from apps.reports.models import Report
 from apps.reports.services import InvalidReport, cancel_report, report_status, request_report
 from apps.scenarios.models import Scenario
@@ -14,7 +15,7 @@ from apps.scenarios.models import Scenario
 
 @require_POST
 def report_request(request, scenario_id):
-    scenario = get_object_or_404(Scenario, pk=scenario_id)
+    scenario = get_or_404(Scenario.objects.all(), request.user, need=Role.EDITOR, pk=scenario_id)
     try:
         report = request_report(scenario, request.POST.get("format", ""), user=request.user)
     except InvalidReport as exc:
@@ -23,18 +24,23 @@ def report_request(request, scenario_id):
     return redirect(report)
 
 
+def _report(request, report_id, need=Role.VIEWER) -> Report:
+    return get_or_404(Report.objects.select_related("scenario"), request.user, need=need,
+                      field="scenario__workspace", pk=report_id)
+
+
 def report_detail(request, report_id):
-    report = get_object_or_404(Report.objects.select_related("scenario"), pk=report_id)
+    report = _report(request, report_id)
     return render(request, "reports/detail.html", {"report": report, "state": report_status(report)})
 
 
 def report_status_json(request, report_id):
-    return JsonResponse(report_status(get_object_or_404(Report, pk=report_id)))
+    return JsonResponse(report_status(_report(request, report_id)))
 
 
 @require_POST
 def report_cancel(request, report_id):
-    report = get_object_or_404(Report, pk=report_id)
+    report = _report(request, report_id, need=Role.EDITOR)
     if cancel_report(report):
         messages.info(request, "Report cancelled.")
     else:
@@ -43,7 +49,7 @@ def report_cancel(request, report_id):
 
 
 def report_download(request, report_id):
-    report = get_object_or_404(Report.objects.select_related("scenario"), pk=report_id)
+    report = _report(request, report_id)
     if report.status != Report.Status.SUCCEEDED or not report.file:
         raise Http404("this report has no file (it is not finished, failed or was cancelled)")
     try:

@@ -259,7 +259,7 @@ class ScenarioBuilder:
     def included(self):
         return [f for f in self.platforms if f.cleaned_data.get("include")]
 
-    def save(self, user=None, parent=None):
+    def save(self, user=None, parent=None, workspace=None):
         """The saved scenario, or None with the reasons attached to the forms."""
         from apps.scenarios.services import InvalidEntry, InvalidScenario, create_scenario
 
@@ -272,7 +272,7 @@ class ScenarioBuilder:
                 name=data["name"], workload=data["workload"], workload_overrides=self.parameters.overrides,
                 entries=[(f.platform, f.options, f.overrides) for f in chosen], replications=data["replications"],
                 seed=data["seed"], tco_years=data["tco_years"], epochs_per_year=data["epochs_per_year"], user=user,
-                parent=parent, change="edited in the builder" if parent else "",
+                parent=parent, change="edited in the builder" if parent else "", workspace=workspace,
             )
         except InvalidEntry as exc:
             form = next(f for f in chosen if f.platform.slug == exc.platform_slug)

@@ -29,6 +29,8 @@ class SimulationRun(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     label = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="runs", help_text="who may see it (none: command-line runs, staff only)")
     platform = models.ForeignKey("platforms.Platform", null=True, on_delete=models.SET_NULL, related_name="runs")
     workload = models.ForeignKey("workloads.Workload", null=True, on_delete=models.SET_NULL, related_name="runs")
     options = models.JSONField(default=dict, blank=True)
@@ -94,6 +96,8 @@ class Scenario(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=200)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="scenarios", help_text="who may see it (none: command line, staff only)")
     workload = models.ForeignKey("workloads.Workload", on_delete=models.PROTECT, related_name="scenarios")
     workload_overrides = models.JSONField(default=dict, blank=True, help_text="parameter name -> value in base units")
     replications = models.PositiveIntegerField(default=5)

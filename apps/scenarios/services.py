@@ -15,6 +15,7 @@ import logging
 import socket
 import time
 from dataclasses import asdict
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -33,7 +34,7 @@ __all__ = [
     "InvalidScenario", "RunCancelled", "run_inputs", "create_run", "dispatch_run", "execute_replication", "cancel_run",
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
     "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
-    "compare_scenarios",
+    "compare_scenarios", "fail_lost_replications",
 ]
 
 #: how often a running replication writes its progress and looks for a cancel (seconds)
@@ -73,9 +74,19 @@ def run_inputs(*, platform, workload, options=None, seed=0, workload_overrides=N
     return inputs
 
 
+def _workspace_for(user, workspace):
+    """The workspace a new object goes to: the one given, else the user's personal one (none from the CLI)."""
+    if workspace is not None or user is None:
+        return workspace
+    from apps.accounts.workspaces import personal_workspace
+
+    return personal_workspace(user)
+
+
 def create_run(*, platform, workload, options=None, seed=0, replications=1, user=None, label="",
-               workload_overrides=None, platform_overrides=None) -> SimulationRun:
-    """Snapshot the inputs, check they build a scenario, and save a queued run with its replications."""
+               workload_overrides=None, platform_overrides=None, workspace=None) -> SimulationRun:
+    """Snapshot the inputs, check they build a scenario, and save a queued run with its replications (in
+    ``workspace``, by default the user's personal one)."""
     if replications < 1 or replications > 1000:
         raise InvalidScenario("replications: must be between 1 and 1000")
     inputs = run_inputs(platform=platform, workload=workload, options=options, seed=seed,
@@ -83,7 +94,7 @@ def create_run(*, platform, workload, options=None, seed=0, replications=1, user
     with transaction.atomic():
         run = SimulationRun.objects.create(
             platform=platform, workload=workload, options=options or {}, seed=seed, replications=replications,
-            inputs=inputs, created_by=user, label=label or f"{workload.name} on {platform.name}",
+            inputs=inputs, created_by=user, workspace=_workspace_for(user, workspace), label=label or f"{workload.name} on {platform.name}",
         )
         Replication.objects.bulk_create(
             Replication(run=run, index=i, seed=replication_seed(seed, i)) for i in range(replications)
@@ -100,8 +111,9 @@ def dispatch_run(run: SimulationRun) -> None:
         Replication.objects.filter(pk=rep.pk).update(task_id=result.id)
 
 
-def execute_replication(run_id: str, index: int) -> str:
-    """Run one replication; returns its final status.  Safe to call twice (idempotent)."""
+def execute_replication(run_id: str, index: int, worker: str = "") -> str:
+    """Run one replication; returns its final status.  Safe to call twice (idempotent).  ``worker`` is the Celery
+    node running it (``name@host``), recorded so a lost worker can be noticed (:func:`fail_lost_replications`)."""
     with transaction.atomic():
         run = SimulationRun.objects.select_for_update().get(pk=run_id)
         rep = run.replication_set.select_for_update().get(index=index)
@@ -111,7 +123,7 @@ def execute_replication(run_id: str, index: int) -> str:
         if run.status == Status.QUEUED:
             run.status, run.started_at = Status.RUNNING, now
             run.save(update_fields=["status", "started_at"])
-        rep.status, rep.started_at, rep.worker = Status.RUNNING, now, socket.gethostname()
+        rep.status, rep.started_at, rep.worker = Status.RUNNING, now, worker or socket.gethostname()
         rep.save(update_fields=["status", "started_at", "worker"])
 
     scenario = scenario_from_inputs(run.inputs, rep.seed)
@@ -131,6 +143,53 @@ def execute_replication(run_id: str, index: int) -> str:
         return Status.CANCELLED
     _finalise_if_complete(run.pk)
     return Status.SUCCEEDED
+
+
+#: a replication running this long on a Celery node that does not answer a ping is lost (seconds)
+LOST_AFTER_S = 5.0
+_last_sweep: dict = {}
+
+
+def _node_alive(node: str, timeout: float = 2.0) -> bool:
+    """Does Celery node ``name@host`` answer a ping (twice asked)?  A busy worker still answers: its main process
+    handles control messages while the pool's processes work."""
+    from apps.celery import app
+
+    return any(app.control.ping(destination=[node], timeout=timeout) for _ in range(2))
+
+
+def fail_lost_replications(run: SimulationRun | None = None, *, min_interval_s: float = 0.0) -> int:
+    """Mark failed, with the reason, every running replication (of ``run``, or all) whose worker node no longer
+    answers, and its run.  A killed worker leaves its task unacknowledged until the broker's visibility timeout
+    (an hour with Redis); without this the run would show "running" until then.  Returns how many were failed."""
+    key = run.pk if run is not None else None
+    now_s = time.monotonic()
+    if min_interval_s and now_s - _last_sweep.get(key, -1e9) < min_interval_s:
+        return 0
+    _last_sweep[key] = now_s
+    reps = Replication.objects.filter(status=Status.RUNNING, worker__contains="@",
+                                      started_at__lt=timezone.now() - timedelta(seconds=LOST_AFTER_S))
+    if run is not None:
+        reps = reps.filter(run=run)
+    failed = 0
+    alive: dict[str, bool] = {}
+    for rep in reps:
+        if rep.worker not in alive:
+            alive[rep.worker] = _node_alive(rep.worker)
+        if alive[rep.worker]:
+            continue
+        at = timezone.now()
+        reason = (f"worker {rep.worker} lost at {at:%Y-%m-%d %H:%M:%S} UTC (it no longer answers); replication "
+                  f"{rep.index} had been running there since {rep.started_at:%H:%M:%S} UTC")
+        with transaction.atomic():
+            if Replication.objects.filter(pk=rep.pk, status=Status.RUNNING).update(
+                    status=Status.FAILED, error=reason, finished_at=at):
+                SimulationRun.objects.filter(pk=rep.run_id).exclude(status__in=FINISHED).update(
+                    status=Status.FAILED, error=reason, finished_at=at)
+                failed += 1
+    if failed:
+        log.warning("failed %d replication(s) whose worker was lost", failed)
+    return failed
 
 
 def _progress_writer(run_pk, rep_pk):
@@ -196,6 +255,8 @@ def run_page(run: SimulationRun) -> dict:
     """What the run page shows: the run, its replications, and the median replication's details and charts."""
     from apps.scenarios.charts import timeline_figure, utilisation_figure
 
+    if not run.is_finished and fail_lost_replications(run, min_interval_s=10.0):
+        run.refresh_from_db()
     reps = list(run.replication_set.all())
     done = [r for r in reps if r.status == Status.SUCCEEDED and r.result]
     context = {"run": run, "replications": reps, "result": None}
@@ -230,7 +291,7 @@ PAPER_WORKLOAD = "chiles-epoch1"
 
 
 def create_scenario(*, name, workload, entries, workload_overrides=None, replications=5, seed=0, tco_years=5.0,
-                    epochs_per_year=1.0, user=None, parent=None, change="") -> Scenario:
+                    epochs_per_year=1.0, user=None, parent=None, change="", workspace=None) -> Scenario:
     """Check every platform's inputs build a simulator scenario, then save the scenario (not yet run).
 
     ``entries`` is a list of ``(platform, options, platform_overrides)``.  Raises
@@ -257,7 +318,7 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
         scenario = Scenario.objects.create(
             name=name, workload=workload, workload_overrides=workload_overrides or {}, replications=replications,
             seed=seed, tco_years=tco_years, epochs_per_year=epochs_per_year, created_by=user, parent=parent,
-            change=change,
+            change=change, workspace=_workspace_for(user, workspace),
         )
         ScenarioPlatform.objects.bulk_create(
             ScenarioPlatform(scenario=scenario, platform=platform, position=i, options=options or {},
@@ -267,7 +328,7 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
     return scenario
 
 
-def create_demo_scenario(user=None) -> Scenario:
+def create_demo_scenario(user=None, workspace=None) -> Scenario:
     """The demo scenario, saved (the caller runs it)."""
     from apps.platforms.models import Platform
     from apps.workloads.models import Workload
@@ -282,7 +343,7 @@ def create_demo_scenario(user=None) -> Scenario:
             "load it with 'manage.py load_catalogue'"
         ) from None
     return create_scenario(name=DEMO["name"], workload=workload, entries=entries, replications=DEMO["replications"],
-                           seed=DEMO["seed"], user=user)
+                           seed=DEMO["seed"], user=user, workspace=workspace)
 
 
 def run_scenario(scenario: Scenario, user=None, *, dispatch: bool = True) -> Scenario:
@@ -300,6 +361,7 @@ def run_scenario(scenario: Scenario, user=None, *, dispatch: bool = True) -> Sce
                     platform=entry.platform, workload=scenario.workload, options=entry.options, seed=scenario.seed,
                     replications=scenario.replications, user=user, label=f"{scenario.name}: {entry.platform.name}",
                     workload_overrides=scenario.workload_overrides, platform_overrides=entry.platform_overrides,
+                    workspace=scenario.workspace,
                 )
             except InvalidScenario as exc:  # the catalogue changed since the scenario was saved
                 raise InvalidEntry(entry.platform.slug, str(exc)) from None
@@ -329,6 +391,9 @@ def scenario_status(scenario: Scenario) -> dict:
     """Combined and per-platform status and progress, JSON-safe (polled by the scenario page)."""
     platforms = []
     for entry in scenario.entries.select_related("platform", "run"):
+        if entry.run is not None and not entry.run.is_finished and fail_lost_replications(entry.run,
+                                                                                         min_interval_s=10.0):
+            entry.run.refresh_from_db()
         run = entry.run
         platforms.append({
             "platform": entry.platform.slug, "name": entry.platform.name,
@@ -453,7 +518,7 @@ def what_if(scenario: Scenario, *, change: str, user=None, workload_overrides=No
         name=f"{scenario.name} — what if: {change}"[:200], workload=scenario.workload, entries=entries,
         workload_overrides=overrides, replications=scenario.replications, seed=scenario.seed,
         tco_years=scenario.tco_years, epochs_per_year=scenario.epochs_per_year, user=user, parent=scenario,
-        change=change[:300],
+        change=change[:300], workspace=scenario.workspace,
     )
 
 

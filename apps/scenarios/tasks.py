@@ -10,8 +10,8 @@ from apps.scenarios.services import execute_replication
 __all__ = ["run_replication"]
 
 
-@shared_task(name="scenarios.run_replication", acks_late=True, time_limit=3600, soft_time_limit=3550,
-             autoretry_for=(OperationalError,), retry_backoff=1, max_retries=5)
-def run_replication(run_id: str, index: int) -> str:
-    """Execute replication ``index`` of run ``run_id``; returns its status."""
-    return execute_replication(run_id, index)
+@shared_task(name="scenarios.run_replication", bind=True, acks_late=True, reject_on_worker_lost=True, time_limit=3600,
+             soft_time_limit=3550, autoretry_for=(OperationalError,), retry_backoff=1, max_retries=5)
+def run_replication(self, run_id: str, index: int) -> str:
+    """Execute replication ``index`` of run ``run_id`` on this worker node; returns its status."""
+    return execute_replication(run_id, index, worker=self.request.hostname or "")

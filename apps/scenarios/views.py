@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from apps.accounts.workspaces import Role, active_workspace, get_or_404, visible
 from apps.scenarios import services
 from apps.scenarios.forms import RunForm, ScenarioBuilder, WhatIfForm
 from apps.scenarios.models import Scenario, SimulationRun
@@ -26,24 +27,38 @@ def run_list(request):
         try:
             run = create_run(
                 platform=data["platform"], workload=data["workload"], options=data["options"], seed=data["seed"],
-                replications=data["replications"], user=request.user,
+                replications=data["replications"], user=request.user, workspace=_editable_workspace(request),
             )
         except InvalidScenario as exc:
             form.add_error("options", str(exc))
         else:
             dispatch_run(run)
             return redirect(run)
-    runs = SimulationRun.objects.select_related("platform", "workload")[:50]
+    runs = visible(SimulationRun.objects.select_related("platform", "workload"), request.user)[:50]
     return render(request, "scenarios/run_list.html", {"form": form, "runs": runs})
 
 
+def _editable_workspace(request):
+    """The active workspace, if the user may create things in it (403 otherwise)."""
+    from apps.accounts.workspaces import require_role
+
+    workspace = active_workspace(request)
+    require_role(request.user, workspace, Role.EDITOR)
+    return workspace
+
+
+def _run(request, run_id, need=Role.VIEWER):
+    return get_or_404(SimulationRun.objects.select_related("platform", "workload"), request.user, need=need,
+                      pk=run_id)
+
+
 def run_detail(request, run_id):
-    run = get_object_or_404(SimulationRun.objects.select_related("platform", "workload"), pk=run_id)
+    run = _run(request, run_id)
     return render(request, "scenarios/run_detail.html", run_page(run))
 
 
 def run_status(request, run_id):
-    run = get_object_or_404(SimulationRun, pk=run_id)
+    run = _run(request, run_id)
     return JsonResponse(
         {"status": run.status, "progress": round(run.progress(), 4), "error": run.error, "finished": run.is_finished}
     )
@@ -51,7 +66,7 @@ def run_status(request, run_id):
 
 @require_POST
 def run_cancel(request, run_id):
-    run = get_object_or_404(SimulationRun, pk=run_id)
+    run = _run(request, run_id, need=Role.EDITOR)
     if cancel_run(run):
         messages.info(request, "Run cancelled.")
     else:
@@ -68,12 +83,14 @@ def validation(request):
 
 # --- scenarios -------------------------------------------------------------------------------------
 
-def _scenario(scenario_id):
-    return get_object_or_404(Scenario.objects.select_related("workload", "parent"), pk=scenario_id)
+def _scenario(request, scenario_id, need=Role.VIEWER):
+    return get_or_404(Scenario.objects.select_related("workload", "parent", "workspace"), request.user, need=need,
+                      pk=scenario_id)
 
 
 def scenario_list(request):
-    scenarios = Scenario.objects.select_related("workload").prefetch_related("entries__platform", "entries__run")[:50]
+    scenarios = visible(Scenario.objects.select_related("workload", "workspace"), request.user).prefetch_related(
+        "entries__platform", "entries__run")[:50]
     return render(request, "scenarios/scenario_list.html", {"scenarios": scenarios, "demo": services.DEMO})
 
 
@@ -81,11 +98,11 @@ def scenario_new(request):
     slug = request.POST.get("workload") or request.GET.get("workload") or services.DEMO["workload"]
     workload = get_object_or_404(Workload, slug=slug)
     source = None
-    if request.GET.get("from"):
-        source = Scenario.objects.filter(pk=request.GET["from"]).first() if _is_uuid(request.GET["from"]) else None
+    if request.GET.get("from") and _is_uuid(request.GET["from"]):
+        source = visible(Scenario.objects.all(), request.user).filter(pk=request.GET["from"]).first()
     builder = ScenarioBuilder(request.POST or None, workload=workload, source=source)
     if request.method == "POST":
-        scenario = builder.save(user=request.user, parent=source)
+        scenario = builder.save(user=request.user, parent=source, workspace=_editable_workspace(request))
         if scenario is not None:
             if "run" in request.POST:
                 services.run_scenario(scenario, user=request.user)
@@ -108,7 +125,8 @@ def _is_uuid(text: str) -> bool:
 @require_POST
 def scenario_demo(request):
     try:
-        scenario = services.run_scenario(services.create_demo_scenario(user=request.user), user=request.user)
+        scenario = services.run_scenario(
+            services.create_demo_scenario(user=request.user, workspace=_editable_workspace(request)), user=request.user)
     except InvalidScenario as exc:
         messages.error(request, str(exc))
         return redirect("scenarios:scenarios")
@@ -116,17 +134,17 @@ def scenario_demo(request):
 
 
 def scenario_detail(request, scenario_id):
-    scenario = _scenario(scenario_id)
+    scenario = _scenario(request, scenario_id)
     return render(request, "scenarios/scenario_detail.html", services.scenario_page(scenario))
 
 
 def scenario_status(request, scenario_id):
-    return JsonResponse(services.scenario_status(_scenario(scenario_id)))
+    return JsonResponse(services.scenario_status(_scenario(request, scenario_id)))
 
 
 @require_POST
 def scenario_run(request, scenario_id):
-    scenario = _scenario(scenario_id)
+    scenario = _scenario(request, scenario_id, need=Role.EDITOR)
     try:
         services.run_scenario(scenario, user=request.user)
     except InvalidScenario as exc:
@@ -136,7 +154,7 @@ def scenario_run(request, scenario_id):
 
 @require_POST
 def scenario_cancel(request, scenario_id):
-    scenario = _scenario(scenario_id)
+    scenario = _scenario(request, scenario_id, need=Role.EDITOR)
     cancelled = services.cancel_scenario(scenario)
     messages.info(request, f"Cancelled {cancelled} run{'s' if cancelled != 1 else ''}." if cancelled
                   else "Nothing to cancel: every run had already finished.")
@@ -145,7 +163,7 @@ def scenario_cancel(request, scenario_id):
 
 @require_POST
 def scenario_what_if(request, scenario_id):
-    scenario = _scenario(scenario_id)
+    scenario = _scenario(request, scenario_id, need=Role.EDITOR)
     form = WhatIfForm(request.POST, scenario=scenario)
     if not form.is_valid():
         messages.error(request, "What-if not started: " + "; ".join(e for errs in form.errors.values() for e in errs))
@@ -161,11 +179,11 @@ def scenario_what_if(request, scenario_id):
 
 def scenario_compare(request):
     a_id, b_id = request.GET.get("a", ""), request.GET.get("b", "")
-    choices = Scenario.objects.only("id", "name", "created_at")[:100]
+    choices = visible(Scenario.objects.only("id", "name", "created_at"), request.user)[:100]
     context = {"choices": choices, "a_id": a_id, "b_id": b_id}
     if a_id and b_id:
         if not (_is_uuid(a_id) and _is_uuid(b_id)):
             context["problem"] = "Choose two scenarios from the lists."
             return render(request, "scenarios/scenario_compare.html", context, status=400)
-        context.update(services.compare_scenarios(_scenario(a_id), _scenario(b_id)))
+        context.update(services.compare_scenarios(_scenario(request, a_id), _scenario(request, b_id)))
     return render(request, "scenarios/scenario_compare.html", context)

@@ -65,6 +65,8 @@ class ConfigurationSearch(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     label = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="searches", help_text="who may see it (none: command line, staff only)")
     platform = models.ForeignKey("platforms.Platform", null=True, on_delete=models.SET_NULL, related_name="searches")
     workload = models.ForeignKey("workloads.Workload", null=True, on_delete=models.SET_NULL, related_name="searches")
     space = models.JSONField(default=dict)

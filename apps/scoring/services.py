@@ -265,7 +265,7 @@ def reset_default_criteria() -> int:
 # --------------------------------------------------------------------------------------------- searches
 
 def create_search(*, platform, workload, space, seed=0, deadline_s=None, budget_aud=None, user=None,
-                  label="") -> ConfigurationSearch:
+                  label="", workspace=None) -> ConfigurationSearch:
     inputs = {"platform": platform_dict(platform), "workload": workload_dict(workload)}
     try:
         total = validate_space(space, platform_from_dict(inputs["platform"]), workload_from_dict(inputs["workload"]))
@@ -277,11 +277,19 @@ def create_search(*, platform, workload, space, seed=0, deadline_s=None, budget_
     with transaction.atomic():
         search = ConfigurationSearch.objects.create(
             platform=platform, workload=workload, space=space, inputs=inputs, seed=seed, deadline_s=deadline_s,
-            budget_aud=budget_aud, total=total, created_by=user,
+            budget_aud=budget_aud, total=total, created_by=user, workspace=_workspace_for(user, workspace),
             label=label or f"{workload.name} on {platform.name}: {total} configurations")
         SearchChunk.objects.bulk_create(SearchChunk(search=search, index=i, start=a, end=b)
                                         for i, (a, b) in enumerate(chunks(total, CHUNK_SIZE)))
     return search
+
+
+def _workspace_for(user, workspace):
+    if workspace is not None or user is None:
+        return workspace
+    from apps.accounts.workspaces import personal_workspace
+
+    return personal_workspace(user)
 
 
 def dispatch_search(search: ConfigurationSearch) -> None:

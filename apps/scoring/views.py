@@ -11,6 +11,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.workspaces import Role, active_workspace, get_or_404, require_role, visible
 from apps.scoring import services
 from apps.scoring.charts import pareto_figure, radar_figure, tco_figure
 from apps.scoring.forms import DEMO_SPACE, CriterionForm, ScoreForm, SearchForm, TcoForm
@@ -98,6 +99,12 @@ def criteria_reset(request):
     return redirect("scoring:criteria")
 
 
+def _editable_workspace(request):
+    workspace = active_workspace(request)
+    require_role(request.user, workspace, Role.EDITOR)
+    return workspace
+
+
 def searches(request):
     initial = {"workload": "chiles-epoch1", "platform": "aws-sydney", "space": json.dumps(DEMO_SPACE, indent=1),
                "deadline_h": 96, "budget_aud": 500, "seed": 0}
@@ -108,19 +115,20 @@ def searches(request):
             search = services.create_search(
                 platform=d["platform"], workload=d["workload"], space=d["space"], seed=d["seed"],
                 deadline_s=d["deadline_h"] * 3600.0 if d["deadline_h"] else None, budget_aud=d["budget_aud"],
-                user=request.user if request.user.is_authenticated else None)
+                user=request.user, workspace=_editable_workspace(request))
         except services.InvalidSearch as exc:
             field = str(exc).split(":", 1)[0].split(".", 1)[0]
             form.add_error({"deadline": "deadline_h", "budget": "budget_aud"}.get(field, "space"), str(exc))
         else:
             services.dispatch_search(search)
             return redirect(search)
-    items = ConfigurationSearch.objects.select_related("platform", "workload")[:50]
+    items = visible(ConfigurationSearch.objects.select_related("platform", "workload"), request.user)[:50]
     return render(request, "scoring/search_list.html", {"form": form, "searches": items})
 
 
 def search_detail(request, search_id):
-    search = get_object_or_404(ConfigurationSearch.objects.select_related("platform", "workload"), pk=search_id)
+    search = get_or_404(ConfigurationSearch.objects.select_related("platform", "workload"), request.user,
+                        pk=search_id)
     context = {"search": search}
     if search.results:
         context["pareto"] = pareto_figure(search.results["points"], search.results["pareto"])
@@ -128,14 +136,14 @@ def search_detail(request, search_id):
 
 
 def search_status(request, search_id):
-    search = get_object_or_404(ConfigurationSearch, pk=search_id)
+    search = get_or_404(ConfigurationSearch.objects.all(), request.user, pk=search_id)
     return JsonResponse({"status": search.status, "progress": round(search.progress(), 4), "done": search.done(),
                          "total": search.total, "error": search.error, "finished": search.is_finished})
 
 
 @require_POST
 def search_cancel(request, search_id):
-    search = get_object_or_404(ConfigurationSearch, pk=search_id)
+    search = get_or_404(ConfigurationSearch.objects.all(), request.user, need=Role.EDITOR, pk=search_id)
     messages.info(request, "Search cancelled." if services.cancel_search(search) else
                   f"The search had already {search.status}.")
     return redirect(search)

@@ -28,8 +28,8 @@ def simulate_here():
 
 
 @pytest.fixture
-def finished_demo(catalogue):
-    scenario = create_demo_scenario()
+def finished_demo(catalogue, user):
+    scenario = create_demo_scenario(user)
     scenario = run_scenario(scenario, dispatch=False)
     execute(scenario)
     scenario.refresh_from_db()

@@ -23,8 +23,8 @@ def test_the_results_page_offers_every_export_format(logged_in, finished_demo):
         assert f'name="format" value="{fmt}"' in body
 
 
-def test_an_unknown_format_or_an_unfinished_scenario_is_refused_and_nothing_saved(logged_in, catalogue):
-    draft = create_demo_scenario()
+def test_an_unknown_format_or_an_unfinished_scenario_is_refused_and_nothing_saved(logged_in, catalogue, user):
+    draft = create_demo_scenario(user)
     response = logged_in.post(f"/scenarios/{draft.pk}/reports/", {"format": "json"}, follow=True)
     assert "Cannot export the report: scenario: it is draft; run it to the end" in response.content.decode()
     response = logged_in.post(f"/scenarios/{draft.pk}/reports/", {"format": "docx"}, follow=True)
@@ -69,7 +69,7 @@ def test_a_worker_generates_the_report_and_the_browser_downloads_it(celery_worke
     # the worker writes reports to its MEDIA_ROOT (the project default); the web side must read the same one
     settings.MEDIA_ROOT = project_settings.MEDIA_ROOT
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
-    scenario = run_scenario(create_demo_scenario(), dispatch=False)
+    scenario = run_scenario(create_demo_scenario(user), dispatch=False)
     for run in scenario.runs():
         for rep in run.replication_set.all():
             execute_replication(str(run.id), rep.index)

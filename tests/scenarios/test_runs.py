@@ -106,8 +106,9 @@ def test_the_validation_page_lists_every_row(logged_in, catalogue):
     assert "split_single_time" in body and "targets met" in body and "Fitted values" in body
 
 
-def test_a_finished_run_page_shows_summary_stages_costs_and_charts(logged_in, catalogue):
+def test_a_finished_run_page_shows_summary_stages_costs_and_charts(logged_in, catalogue, user):
     run = create_run(platform=Platform.objects.get(slug="aws-sydney"), workload=Workload.objects.get(slug="chiles-epoch1"),
+                     user=user,
                      replications=2)
     for rep in run.replication_set.all():
         execute_replication(str(run.id), rep.index)
@@ -164,7 +165,7 @@ def test_a_long_run_reports_progress_and_can_be_cancelled(celery_worker_process,
     workload = Workload.objects.get(slug="sdp-predict-p3")
     workload.parameters = {**workload.parameters, "n_jobs": 400000.0}  # a long run: ~40 s of simulation
     workload.save()
-    run = create_run(platform=Platform.objects.get(slug="sdp-p3"), workload=workload)
+    run = create_run(platform=Platform.objects.get(slug="sdp-p3"), workload=workload, user=user)
     dispatch_run(run)
     _wait(run, lambda r: 0 < r.progress() < 1)
     client.force_login(user)

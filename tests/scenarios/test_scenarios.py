@@ -153,8 +153,8 @@ def test_the_service_refuses_one_platform_and_names_a_bad_override(catalogue):
     assert not Scenario.objects.exists()
 
 
-def test_the_demo_runs_one_run_per_platform_and_the_results_page_shows_every_section(logged_in, catalogue):
-    scenario = create_demo_scenario()
+def test_the_demo_runs_one_run_per_platform_and_the_results_page_shows_every_section(logged_in, catalogue, user):
+    scenario = create_demo_scenario(user)
     run_scenario(scenario)
     runs = scenario.runs()
     assert [r.platform.slug for r in runs] == list(DEMO["platforms"])
@@ -178,8 +178,8 @@ def test_the_demo_runs_one_run_per_platform_and_the_results_page_shows_every_sec
     assert summary["magnus"]["queue_wait_s"] > 0 and summary["aws-sydney"]["queue_wait_s"] == 0
 
 
-def test_reopening_finished_results_reads_the_cache(logged_in, catalogue, django_assert_max_num_queries):
-    scenario = create_demo_scenario()
+def test_reopening_finished_results_reads_the_cache(logged_in, catalogue, user, django_assert_max_num_queries):
+    scenario = create_demo_scenario(user)
     run_scenario(scenario)
     _execute(scenario)
     scenario_results(Scenario.objects.get(pk=scenario.pk))
@@ -187,8 +187,8 @@ def test_reopening_finished_results_reads_the_cache(logged_in, catalogue, django
         assert logged_in.get(scenario.get_absolute_url()).status_code == 200
 
 
-def test_a_failed_platform_is_reported_in_plain_words(logged_in, catalogue):
-    scenario = create_demo_scenario()
+def test_a_failed_platform_is_reported_in_plain_words(logged_in, catalogue, user):
+    scenario = create_demo_scenario(user)
     run_scenario(scenario)
     run = scenario.entries.get(platform__slug="magnus").run
     SimulationRun.objects.filter(pk=run.pk).update(status="failed", error="ValueError: no nodes left in the queue")
@@ -199,8 +199,8 @@ def test_a_failed_platform_is_reported_in_plain_words(logged_in, catalogue):
     assert "no nodes left in the queue" in logged_in.get(scenario.get_absolute_url()).content.decode()
 
 
-def test_cancel_stops_every_run_and_the_scenario_can_run_again(logged_in, catalogue):
-    scenario = create_demo_scenario()
+def test_cancel_stops_every_run_and_the_scenario_can_run_again(logged_in, catalogue, user):
+    scenario = create_demo_scenario(user)
     run_scenario(scenario)
     response = logged_in.post(f"/scenarios/{scenario.pk}/cancel/", follow=True)
     assert "Cancelled 3 runs." in response.content.decode()
@@ -210,8 +210,8 @@ def test_cancel_stops_every_run_and_the_scenario_can_run_again(logged_in, catalo
     assert scenario_status(scenario)["status"] == "running" and not old & {r.pk for r in scenario.runs()}
 
 
-def test_a_what_if_halves_the_queue_wait_and_compare_shows_the_change(logged_in, catalogue):
-    scenario = create_demo_scenario()
+def test_a_what_if_halves_the_queue_wait_and_compare_shows_the_change(logged_in, catalogue, user):
+    scenario = create_demo_scenario(user)
     run_scenario(scenario)
     _execute(scenario)
     response = logged_in.post(f"/scenarios/{scenario.pk}/what-if/", {"kind": "queue", "target": "magnus", "factor": "0.5"})
@@ -230,8 +230,8 @@ def test_a_what_if_halves_the_queue_wait_and_compare_shows_the_change(logged_in,
     assert b["magnus"]["results"]["makespan_p50_s"] < a["magnus"]["results"]["makespan_p50_s"]
 
 
-def test_a_what_if_edit_of_the_wrong_kind_is_refused(logged_in, catalogue):
-    scenario = create_demo_scenario()
+def test_a_what_if_edit_of_the_wrong_kind_is_refused(logged_in, catalogue, user):
+    scenario = create_demo_scenario(user)
     response = logged_in.post(f"/scenarios/{scenario.pk}/what-if/", {"kind": "iops", "target": "magnus", "factor": "2"},
                               follow=True)
     assert "What-if not started" in response.content.decode()
@@ -241,10 +241,10 @@ def test_a_what_if_edit_of_the_wrong_kind_is_refused(logged_in, catalogue):
     assert Scenario.objects.count() == 1
 
 
-def test_clone_and_edit_prefills_the_builder(logged_in, catalogue):
+def test_clone_and_edit_prefills_the_builder(logged_in, catalogue, user):
     workload = Workload.objects.get(slug="chiles-epoch1")
     magnus, aws = Platform.objects.get(slug="magnus"), Platform.objects.get(slug="aws-sydney")
-    source = create_scenario(name="Mine", workload=workload, replications=3, entries=[
+    source = create_scenario(name="Mine", workload=workload, replications=3, user=user, entries=[
         (magnus, {"placements": [{"stage": "invert", "node_type": "xc40-compute", "nodes": 7}]}, {}), (aws, {}, {})])
     body = logged_in.get(f"/scenarios/new/?workload=chiles-epoch1&from={source.pk}").content.decode()
     assert 'value="Mine (edited)"' in body

@@ -1,0 +1,127 @@
+"""Workspace scoping: which workspace a request works in, and lookups that never reveal another workspace.
+
+Every view and API endpoint that reads or changes workspace-owned data goes through :func:`visible` (lists)
+or :func:`get_or_404` (one object): an object of a workspace the user is not a member of is a 404, never its
+content; a member whose role is too low for the action gets a 403 saying which role it needs.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
+from django.http import Http404
+from django.utils.text import slugify
+
+from apps.accounts.models import ROLE_RANK, Membership, Role, Workspace
+
+__all__ = ["Role", "personal_workspace", "workspaces_of", "active_workspace", "set_active_workspace", "visible",
+           "get_or_404", "require_role", "role_allows", "add_member", "InvalidMember", "SESSION_KEY"]
+
+SESSION_KEY = "skyplan_workspace"
+
+
+class InvalidMember(ValueError):
+    """A membership change that cannot be made; the message names the field."""
+
+
+def personal_workspace(user) -> Workspace:
+    """The user's own workspace (created on first use), where they are admin."""
+    try:
+        return user.personal_workspace
+    except Workspace.DoesNotExist:
+        pass
+    base = slugify(user.get_username())[:40] or f"user-{user.pk}"
+    for attempt in range(100):
+        slug = base if attempt == 0 else f"{base}-{attempt}"
+        try:
+            with transaction.atomic():
+                workspace = Workspace.objects.create(name=f"{user.get_username()}'s workspace", slug=slug,
+                                                     personal_of=user)
+                Membership.objects.create(workspace=workspace, user=user, role=Role.ADMIN)
+        except IntegrityError:
+            existing = Workspace.objects.filter(personal_of=user).first()
+            if existing is not None:
+                return existing
+            continue
+        user.personal_workspace = workspace
+        return workspace
+    raise RuntimeError(f"no free workspace slug for {user.get_username()}")
+
+
+def workspaces_of(user):
+    """The workspaces the user is a member of."""
+    if not getattr(user, "is_authenticated", False):
+        return Workspace.objects.none()
+    return Workspace.objects.filter(memberships__user=user)
+
+
+def active_workspace(request) -> Workspace:
+    """The workspace this request works in: the one chosen in the session if the user is (still) a member of
+    it, else their personal workspace."""
+    cached = getattr(request, "_skyplan_workspace", None)
+    if cached is not None:
+        return cached
+    chosen = request.session.get(SESSION_KEY) if hasattr(request, "session") else None
+    workspace = workspaces_of(request.user).filter(pk=chosen).first() if chosen else None
+    workspace = workspace or personal_workspace(request.user)
+    request._skyplan_workspace = workspace
+    return workspace
+
+
+def set_active_workspace(request, workspace: Workspace) -> None:
+    if workspace.role_of(request.user) is None:
+        raise Http404("no such workspace")
+    request.session[SESSION_KEY] = workspace.pk
+    request._skyplan_workspace = workspace
+
+
+def role_allows(role: str | None, need: str) -> bool:
+    return role is not None and ROLE_RANK[role] >= ROLE_RANK[need]
+
+
+def visible(queryset, user, field: str = "workspace"):
+    """``queryset`` limited to the workspaces ``user`` is a member of (``field`` leads to the workspace; empty
+    when the queryset is of workspaces)."""
+    if not getattr(user, "is_authenticated", False):
+        return queryset.none()
+    lookup = f"{field}__memberships__user" if field else "memberships__user"
+    return queryset.filter(**{lookup: user})  # one membership per user: no duplicates
+
+
+def require_role(user, workspace: Workspace, need: str = Role.EDITOR) -> str:
+    """The user's role in ``workspace``; 404 when they are not a member, 403 when the role is too low."""
+    role = workspace.role_of(user)
+    if role is None:
+        raise Http404("no such object")
+    if not role_allows(role, need):
+        raise PermissionDenied(f"this needs the {need} role in workspace {workspace.name!r}; you are {role}")
+    return role
+
+
+def get_or_404(queryset, user, *, need: str = Role.VIEWER, field: str = "workspace", **lookup):
+    """One object of a workspace the user belongs to, with at least role ``need`` there (404 / 403 otherwise)."""
+    try:
+        obj = visible(queryset, user, field).get(**lookup)
+    except (queryset.model.DoesNotExist, ValueError, TypeError):
+        raise Http404(f"no such {queryset.model._meta.verbose_name}") from None
+    workspace = obj
+    for part in field.split("__") if field else ():
+        workspace = getattr(workspace, part)
+    require_role(user, workspace, need)
+    return obj
+
+
+def add_member(workspace: Workspace, username: str, role: str) -> Membership:
+    """Add a user to ``workspace`` with ``role`` (or change their role)."""
+    from django.contrib.auth import get_user_model
+
+    if role not in ROLE_RANK:
+        raise InvalidMember(f"role: one of {', '.join(ROLE_RANK)}")
+    try:
+        user = get_user_model().objects.get(username=username)
+    except get_user_model().DoesNotExist:
+        raise InvalidMember(f"username: no user is called {username!r}") from None
+    if workspace.personal_of_id == user.pk and role != Role.ADMIN:
+        raise InvalidMember("role: the owner of a personal workspace stays its admin")
+    membership, _ = Membership.objects.update_or_create(workspace=workspace, user=user, defaults={"role": role})
+    return membership

@@ -1,0 +1,205 @@
+"""The permission matrix: every URL of the project is classified, and every workspace-owned page is checked for
+an anonymous visitor, an outsider (a member of another workspace), a viewer, an editor and an admin.
+
+An outsider gets 404 for another workspace's object (never its content); a viewer reads but may not change;
+an editor may; anonymous visitors are sent to the login page.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from apps.accounts.models import Membership, Role
+from apps.accounts.workspaces import personal_workspace
+from apps.platforms.models import Platform
+from apps.reports.models import Report
+from apps.scenarios.services import create_demo_scenario, create_run
+from apps.scoring.forms import DEMO_SPACE
+from apps.scoring.services import create_search
+from apps.workloads.models import Workload
+
+PASSWORD = "correct horse battery"
+ROLES = ("outsider", "viewer", "editor", "admin")
+
+
+@pytest.fixture
+def world(db, catalogue, django_user_model):
+    """Alice's workspace holds a scenario, a run, a report and a search; Carol views it, Dave edits it, Bob is
+    only in his own workspace."""
+    users = {name: django_user_model.objects.create_user(username=name, password=PASSWORD)
+             for name in ("alice", "bob", "carol", "dave")}
+    workspace = personal_workspace(users["alice"])
+    personal_workspace(users["bob"])
+    Membership.objects.create(workspace=workspace, user=users["carol"], role=Role.VIEWER)
+    Membership.objects.create(workspace=workspace, user=users["dave"], role=Role.EDITOR)
+    scenario = create_demo_scenario(users["alice"])
+    scenario.name = "Confidential survey plan of Alice"
+    scenario.save(update_fields=["name"])
+    run = create_run(platform=Platform.objects.get(slug="magnus"), workload=Workload.objects.get(slug="chiles-epoch1"),
+                     user=users["alice"])
+    report = Report.objects.create(scenario=scenario, format="json", created_by=users["alice"])
+    search = create_search(platform=Platform.objects.get(slug="aws-sydney"),
+                           workload=Workload.objects.get(slug="chiles-epoch1"), space=DEMO_SPACE, user=users["alice"])
+    as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": users["alice"]}
+    return {"users": as_role, "workspace": workspace, "scenario": scenario, "run": run, "report": report,
+            "search": search}
+
+
+#: URL name -> (method, which object's id, least role, POST data); every workspace-owned URL of the project
+OWNED = {
+    "scenarios:run": ("get", "run", Role.VIEWER, None),
+    "scenarios:run_status": ("get", "run", Role.VIEWER, None),
+    "scenarios:run_cancel": ("post", "run", Role.EDITOR, {}),
+    "scenarios:scenario": ("get", "scenario", Role.VIEWER, None),
+    "scenarios:scenario_status": ("get", "scenario", Role.VIEWER, None),
+    "scenarios:scenario_run": ("post", "scenario", Role.EDITOR, {}),
+    "scenarios:scenario_cancel": ("post", "scenario", Role.EDITOR, {}),
+    "scenarios:scenario_what_if": ("post", "scenario", Role.EDITOR, {"kind": "queue", "target": "magnus",
+                                                                     "factor": "0.5"}),
+    "reports:request": ("post", "scenario", Role.EDITOR, {"format": "json"}),
+    "reports:detail": ("get", "report", Role.VIEWER, None),
+    "reports:status": ("get", "report", Role.VIEWER, None),
+    "reports:cancel": ("post", "report", Role.EDITOR, {}),
+    "reports:download": ("get", "report", Role.VIEWER, None),
+    "scoring:search": ("get", "search", Role.VIEWER, None),
+    "scoring:search_status": ("get", "search", Role.VIEWER, None),
+    "scoring:search_cancel": ("post", "search", Role.EDITOR, {}),
+}
+#: URLs that are not about one workspace's object: lists (filtered to the user's workspaces), the shared
+#: read-only catalogue, the builder (creates in the active workspace) and the user's own workspace pages
+NOT_OWNED = {
+    "home", "health", "login", "logout", "workspaces", "workspace_switch", "workspace_create", "member_add",
+    "member_remove", "platforms:list", "platforms:detail", "workloads:list", "workloads:detail",
+    "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
+    "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:criteria",
+    "scoring:criterion", "scoring:criterion_delete", "scoring:criteria_reset", "scoring:score", "scoring:tco",
+    "scoring:rerank", "scoring:searches",
+}
+#: workspace scoping still to come for these (profiles, benchmarks, the REST API and the Django admin, which
+#: is for staff): listed so that a new URL cannot slip through unclassified
+NOT_YET_SCOPED_PREFIXES = ("profiles:", "benchmarks:", "api", "admin:", "schema", "swagger", "redoc")
+
+
+def _names(patterns, prefix=""):
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            ns = f"{prefix}{p.namespace}:" if p.namespace else prefix
+            yield from _names(p.url_patterns, ns)
+        elif isinstance(p, URLPattern) and p.name:
+            yield f"{prefix}{p.name}"
+
+
+def test_every_url_of_the_project_is_classified():
+    names = set(_names(get_resolver().url_patterns))
+    unclassified = {n for n in names - set(OWNED) - NOT_OWNED if not n.startswith(NOT_YET_SCOPED_PREFIXES)}
+    assert not unclassified, f"classify these URLs in the permission matrix: {sorted(unclassified)}"
+    assert not (set(OWNED) - names), "the matrix names URLs that no longer exist"
+
+
+def _url(name, world):
+    method, which, need, data = OWNED[name]
+    obj = world[which]
+    kwarg = {"run": "run_id", "scenario": "scenario_id", "report": "report_id", "search": "search_id"}[which]
+    return reverse(name, kwargs={kwarg: obj.pk}), method, need, data
+
+
+def _expected(role: str, need: str) -> str:
+    if role == "outsider":
+        return "404"
+    rank = {"viewer": 1, "editor": 2, "admin": 3}
+    return "allowed" if rank[role] >= rank[need] else "403"
+
+
+@pytest.mark.parametrize("name", sorted(OWNED))
+def test_the_matrix_of_roles_for_each_workspace_owned_url(client, world, name, settings):
+    url, method, need, data = _url(name, world)
+    response = client.get(url) if method == "get" else client.post(url, data or {})
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"], "anonymous"
+    secret = world["scenario"].name
+    for role in ROLES:
+        client.force_login(world["users"][role])
+        response = client.get(url) if method == "get" else client.post(url, data or {})
+        expected = _expected(role, need)
+        if expected == "404":
+            assert response.status_code == 404, (role, response.status_code)
+            assert secret.encode() not in response.content
+        elif expected == "403":
+            assert response.status_code == 403, (role, response.status_code)
+        else:
+            # allowed: the page, its JSON, a redirect after a change, or (the unfinished report) nothing to download
+            allowed = {200, 302} | ({404} if name == "reports:download" else set())
+            assert response.status_code in allowed, (role, response.status_code)
+        client.logout()
+
+
+def test_lists_show_only_the_users_workspaces(client, world):
+    client.force_login(world["users"]["outsider"])
+    for url in ("/scenarios/", "/runs/", "/scoring/searches/", "/scenarios/compare/"):
+        body = client.get(url).content.decode()
+        assert world["scenario"].name not in body and str(world["run"].pk) not in body, url
+        assert str(world["search"].pk) not in body and str(world["scenario"].pk) not in body, url
+    client.force_login(world["users"]["viewer"])
+    assert world["scenario"].name in client.get("/scenarios/").content.decode()
+    assert str(world["run"].pk) in client.get("/runs/").content.decode()
+
+
+def test_a_viewer_cannot_create_in_a_workspace_they_only_view(client, world):
+    viewer = world["users"]["viewer"]
+    client.force_login(viewer)
+    response = client.post("/accounts/workspaces/switch/", {"workspace": world["workspace"].pk})
+    assert response.status_code == 302
+    assert client.post("/scenarios/demo/").status_code == 403
+    assert client.post("/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "replications": "1",
+                                  "seed": "0", "options": ""}).status_code == 403
+    # in their own workspace they may
+    client.post("/accounts/workspaces/switch/", {"workspace": personal_workspace(viewer).pk})
+    response = client.post("/scenarios/demo/")
+    assert response.status_code == 302
+    from apps.scenarios.models import Scenario
+
+    assert Scenario.objects.filter(workspace=personal_workspace(viewer)).count() == 1
+
+
+def test_an_outsider_cannot_switch_to_or_manage_another_workspace(client, world):
+    client.force_login(world["users"]["outsider"])
+    ws = world["workspace"]
+    assert client.post("/accounts/workspaces/switch/", {"workspace": ws.pk}).status_code == 404
+    assert client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": "bob",
+                                                             "role": "admin"}).status_code == 404
+    assert not ws.memberships.filter(user=world["users"]["outsider"]).exists()
+    client.force_login(world["users"]["editor"])
+    assert client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": "bob",
+                                                             "role": "viewer"}).status_code == 403
+
+
+def test_an_admin_adds_and_removes_members_with_clear_errors(client, world):
+    ws = world["workspace"]
+    client.force_login(world["users"]["admin"])
+    page = client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": "nobody",
+                                                             "role": "viewer"}, follow=True).content.decode()
+    assert "Member not added: username: no user is called &#x27;nobody&#x27;" in page
+    page = client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": "bob",
+                                                             "role": "owner"}, follow=True).content.decode()
+    assert "Member not added: role: one of viewer, editor, admin" in page
+    client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": "bob", "role": "viewer"})
+    assert ws.role_of(world["users"]["outsider"]) == Role.VIEWER
+    membership = ws.memberships.get(user=world["users"]["outsider"])
+    client.post("/accounts/workspaces/members/remove/", {"workspace": ws.pk, "membership": membership.pk})
+    assert ws.role_of(world["users"]["outsider"]) is None
+    owner = ws.memberships.get(user=world["users"]["admin"])
+    page = client.post("/accounts/workspaces/members/remove/", {"workspace": ws.pk, "membership": owner.pk},
+                       follow=True).content.decode()
+    assert "the owner of a personal workspace stays in it" in page
+
+
+def test_a_new_workspace_becomes_active_and_new_scenarios_go_there(client, world):
+    client.force_login(world["users"]["outsider"])
+    page = client.post("/accounts/workspaces/new/", {"name": "CHILES imaging team"}, follow=True).content.decode()
+    assert "Workspace: CHILES imaging team" in page
+    client.post("/scenarios/demo/")
+    from apps.scenarios.models import Scenario
+
+    assert Scenario.objects.filter(workspace__name="CHILES imaging team").count() == 1
+    page = client.post("/accounts/workspaces/new/", {"name": "  "}, follow=True).content.decode()
+    assert "name: give the workspace a name" in page
