@@ -47,6 +47,8 @@ def detect_format(path: str | Path, filename: str | None = None) -> str:
                                       "this file is binary (Darshan logs are not supported: see docs/profiles.md)")
     head = raw.decode("latin-1")
     lines = [ln.strip() for ln in head.splitlines() if ln.strip()]
+    if not lines:
+        raise ParseError(filename, 1, "a profile; the file holds only blank lines and line separators")
     first = lines[0]
     if '"fio version"' in head[:4096]:
         return "fio"

@@ -227,11 +227,23 @@ def _read_numeric_chunk(filename, text, first_line, names, what) -> pd.DataFrame
     return frame
 
 
-def _columns(data: bytes, names, read) -> dict[str, np.ndarray]:
+def _columns(filename: str, data: bytes, first_line, names, labels, read) -> dict[str, np.ndarray]:
     """The columns of a chunk of whole lines, ``read(data)`` giving the frame (pandas' C reader, with its
-    line-named errors), as contiguous float arrays."""
+    line-named errors), as contiguous float arrays; a value that is not a finite number (``inf``, ``nan``,
+    ``1e400``) is refused, naming its line."""
     frame = read(data)
-    return {name: frame[name].to_numpy(dtype=float) for name in names}
+    cols = {name: frame[name].to_numpy(dtype=float) for name in names}
+    bad = [np.flatnonzero(~np.isfinite(v)) for v in cols.values()]
+    if any(len(b) for b in bad):
+        row = min(int(b[0]) for b in bad if len(b))
+        col = next(i for i, b in enumerate(bad) if len(b) and b[0] == row)
+        text = data.decode("latin-1")
+        line_i, line = [(i, ln) for i, ln in enumerate(text.split("\n")) if ln.strip()][row]
+        fields = line.split(",")
+        got = fields[col].strip()[:40] if col < len(fields) else ""
+        raise ParseError(filename, first_line() + line_i, f"a finite number in field {col + 1} ({labels[col]}), "
+                                                          f"got {got!r}")
+    return cols
 
 
 def _header_lines(path, filename, want: int) -> tuple[list[str], int]:
@@ -272,6 +284,9 @@ def parse_skyplan_csv(path: str | Path, filename: str | None = None, progress: P
     filename = filename or Path(path).name
     head, used = _header_lines(path, filename, 2)
     marker = head[0].strip().strip(",").strip('"') == SKYPLAN_MARKER
+    if marker and len(head) < 2:
+        raise ParseError(filename, used + 1, f"a header line naming the columns after {SKYPLAN_MARKER!r}; "
+                                             "the file ends")
     header_line = head[1] if marker else head[0]
     names = [c.strip() for c in header_line.split(",")]
     line_no = used if marker else used - (1 if len(head) > 1 else 0)
@@ -292,7 +307,8 @@ def parse_skyplan_csv(path: str | Path, filename: str | None = None, progress: P
     what = ", ".join(names)
 
     for first, text in _data_chunks(path, line_no, progress):
-        frame = _columns(text, names, lambda data, first=first: _read_numeric_chunk(filename, data, first, names, what))
+        frame = _columns(filename, text, first, names, names,
+                         lambda data, first=first: _read_numeric_chunk(filename, data, first, names, what))
         t = frame["timestamp"]
         if not len(t):
             continue
@@ -367,7 +383,8 @@ def parse_chiles_csv(path: str | Path, filename: str | None = None, progress: Pr
         return frame
 
     for first, text in _data_chunks(path, used, progress):
-        time_s, total, kernel, vm, rss, iops, bps, wait = _columns(text, short, lambda data, first=first: read(data, first)).values()
+        time_s, total, kernel, vm, rss, iops, bps, wait = _columns(
+            filename, text, first, short, CHILES_HEADER, lambda data, first=first: read(data, first)).values()
         if not len(time_s):
             continue
         cols = {
@@ -473,8 +490,11 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
                 if src in values:
                     try:
                         v = float(values[src]) * factor
+                        if not math.isfinite(v):
+                            raise ValueError
                     except ValueError:
-                        raise ParseError(filename, first + i, f"a number in column {src}, got {values[src]!r}") from None
+                        raise ParseError(filename, first + i, f"a finite number in column {src}, "
+                                                              f"got {values[src]!r}") from None
                     key = (dst, pid)
                     # the same PID at the same time from another section: keep it once; other PIDs add up
                     if key not in row.setdefault("_seen", set()):

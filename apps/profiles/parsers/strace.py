@@ -326,7 +326,8 @@ def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] |
 class _Aggregates:
     """Per-class aggregates built chunk by chunk with numpy."""
 
-    def __init__(self):
+    def __init__(self, filename: str):
+        self.filename = filename
         self.per_second = np.zeros((len(CLASSES), 0))
         self.ops_per_second = np.zeros((len(CLASSES), 0))
         self.size_hist = np.zeros((len(CLASSES), len(SIZE_BINS) + 1), dtype=np.int64)
@@ -346,6 +347,8 @@ class _Aggregates:
         self.consecutive += np.bincount(write[kind == _CONSEC], minlength=2)
         sec = np.maximum(t, 0).astype(np.int64)
         width = int(sec.max()) + 1
+        if width > MAX_SPAN_S + 1:
+            raise _span_error(self.filename, float(t.max()))
         if width > self.per_second.shape[1]:
             grow = width - self.per_second.shape[1]
             self.per_second = np.pad(self.per_second, ((0, 0), (0, grow)))
@@ -369,6 +372,20 @@ class _Aggregates:
             self.ops[c] += int(sel.sum())
             self.bytes[c] += float(nb[sel].sum())
             self.busy_s[c] += float(dur[sel].sum())
+
+
+#: longest trace accepted: the per-second aggregates hold one column per second of the trace
+MAX_SPAN_S = 7 * 86400
+
+
+def _mixed_clocks(absolute: bool, stamp: str) -> str:
+    style = "seconds.micro (-ttt)" if absolute else "HH:MM:SS.micro (-tt)"
+    return f"time stamps all in one style, {style} as on the first line; got {stamp!r}"
+
+
+def _span_error(filename: str, seconds: float) -> ParseError:
+    return ParseError(filename, None, f"a trace spanning at most {MAX_SPAN_S // 86400} days between its first and "
+                                      f"last lines; its time stamps span {seconds / 86400:.1f} days")
 
 
 class _State:
@@ -422,6 +439,7 @@ def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str]
     tables_get = tr.tables.get
     extend = tr.rows.extend
     t0, prev_clock, day, t_last, lines = st.t0, st.prev_clock, st.day, st.t_last, st.lines
+    absolute = flags["absolute_time"]
     base_key, base = st.base_key, st.base
     try:
         for i, line in enumerate(lines_):
@@ -477,7 +495,9 @@ def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str]
                     raise ParseError(filename, first + i, f"a time stamp HH:MM:SS.micro or seconds.micro, got {stamp!r}") from None
                 if t0 is None:
                     t0 = tr.t0 = clock
-                    flags["absolute_time"] = ":" not in stamp
+                    flags["absolute_time"] = absolute = ":" not in stamp
+                elif (stamp[2] != ":") is not absolute:
+                    raise ParseError(filename, first + i, _mixed_clocks(absolute, stamp))
                 t = clock - t0
             tab = tables_get(pid)
             if tab is None:
@@ -531,6 +551,9 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     if st.t0 is None:
         st.t0 = tr.t0 = float(clock[0])
         st.flags["absolute_time"] = sc.absolute
+    elif st.flags["absolute_time"] is not sc.absolute:
+        stamp = data[:data.find(b"\n")].split()[1].decode("latin-1")
+        raise ParseError(tr.filename, first, _mixed_clocks(st.flags["absolute_time"], stamp))
     t = clock - st.t0
     hot = sc.hot
     h = np.flatnonzero(hot)
@@ -604,7 +627,7 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
     """Parse a strace text file into classified-access aggregates (see the module docstring)."""
     filename = filename or Path(path).name
     tr = _Tracker(filename)
-    agg = _Aggregates()
+    agg = _Aggregates(filename)
     st = _State()
     flags = st.flags
     calls = tr.calls
@@ -622,6 +645,11 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         tr.end_chunk()
         first += data.count(b"\n")
     lines, t_last = st.lines, st.t_last
+    if not abs(t_last) <= MAX_SPAN_S:
+        raise _span_error(filename, t_last)
+    if t_last < 0:
+        raise ParseError(filename, None, f"time stamps that do not go backwards overall: the last line is "
+                                         f"{-t_last:.6f} s before the first")
     if lines == 0:
         raise ParseError(filename, 1, f"{EXPECTED}; the file is empty")
     tr.end_chunk(final=True)
