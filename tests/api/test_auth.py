@@ -23,7 +23,7 @@ def _operations(openapi: dict) -> list[tuple[str, str]]:
 def _concrete(path: str) -> str:
     return (path.replace("{slug}", "magnus").replace("{profile_id}", "1")
             .replace("{scenario_id}", str(uuid.uuid4())).replace("{run_id}", str(uuid.uuid4()))
-            .replace("{job_id}", str(uuid.uuid4())))
+            .replace("{job_id}", str(uuid.uuid4())).replace("{report_id}", str(uuid.uuid4())))
 
 
 def test_the_schema_lists_every_surface(openapi):
@@ -106,3 +106,8 @@ def test_a_malformed_token_is_401(anonymous, db, header):
     anonymous.credentials(HTTP_AUTHORIZATION=header)
     assert anonymous.get("/api/v1/platforms/").status_code == 401
     assert anonymous.get("/api/schema/").status_code in (200, 401)
+
+
+def test_a_malformed_session_cookie_is_no_session(api, db):
+    api.cookies["sessionid"] = "not a session key"
+    assert api.get("/api/v1/runs/").status_code == 200
