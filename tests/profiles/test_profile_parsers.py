@@ -92,3 +92,46 @@ def test_long_sample_files_are_merged_but_totals_stay_exact(samples, monkeypatch
         assert small.meta[key] == pytest.approx(full.meta[key])
     # merged rows average rates by interval: the bytes they stand for are unchanged
     assert (small.samples["read_bytes_per_s"] * small.samples["dt_s"]).sum() == pytest.approx(full.meta["read_bytes"])
+
+
+@pytest.mark.parametrize("name", ["seq_read.strace", "seq_write.strace", "rand_read.strace"])
+def test_the_vectorised_strace_path_agrees_with_the_line_by_line_one(samples, name, monkeypatch):
+    from apps.profiles.parsers import strace
+
+    fast = parse(samples / name)
+    monkeypatch.setattr(strace, "scan", lambda data: None)  # every chunk line by line
+    slow = parse(samples / name)
+    assert fast.meta == slow.meta
+    assert fast.aggregates == slow.aggregates
+
+
+def test_the_vectorised_strace_path_takes_the_plain_reads(samples):
+    from apps.profiles.parsers.stracescan import HOT_NAMES, scan
+
+    sc = scan((samples / "seq_read.strace").read_bytes())
+    # 10 passes over 1 GiB in 1 MiB reads, plus the interpreter's own reads at start-up
+    assert (sc.name[sc.hot] == HOT_NAMES.index("read")).sum() >= 10 * 1024
+    assert sc.ret[sc.hot].max() == 1024**2
+
+
+def test_a_strace_mixing_clock_styles_is_named(tmp_path):
+    from apps.profiles.parsers import ParseError
+
+    path = tmp_path / "mixed.strace"
+    path.write_text('16043 02:31:08.588807 read(3, "x", 1) = 1 <0.000359>\n'
+                    "16043 1795314676.754436 close(3) = 0 <0.000010>\n")
+    with pytest.raises(ParseError, match=r"mixed.strace, line 2: time stamps all in one style, HH:MM:SS.micro"):
+        parse(path, "strace")
+
+
+def test_a_sample_value_that_is_not_finite_is_named(samples, tmp_path):
+    from apps.profiles.parsers import ParseError
+
+    lines = (samples / "rand_read.skyplan.csv").read_text().splitlines(keepends=True)
+    fields = lines[3].split(",")
+    fields[3] = "1e400"
+    lines[3] = ",".join(fields)
+    path = tmp_path / "inf.csv"
+    path.write_text("".join(lines))
+    with pytest.raises(ParseError, match=r"inf.csv, line 4: a finite number in field 4 \(rss_bytes\), got '1e400'"):
+        parse(path)
