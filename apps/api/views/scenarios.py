@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
@@ -65,6 +65,7 @@ def _entry_error(exc: services.InvalidScenario):
     return service_error(exc, SCENARIO_FIELDS)
 
 
+@extend_schema_view(get=extend_schema(responses={200: ScenarioSerializer(many=True), **ERRORS}))
 class ScenarioList(ListCreateApiView):
     """Scenarios, newest first; create one (and optionally start its runs)."""
 
@@ -161,6 +162,7 @@ class ScenarioResults(ApiView):
 
 # --- simulation runs -----------------------------------------------------------------------------------
 
+@extend_schema_view(get=extend_schema(responses={200: RunSerializer(many=True), **ERRORS}))
 class RunList(ListCreateApiView):
     """Simulation runs of one workload on one platform, newest first; start one."""
 
