@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
@@ -60,8 +61,8 @@ def _plain(value):
 
 
 def _entry_error(exc: services.InvalidScenario):
-    if isinstance(exc, services.InvalidEntry):
-        return service_error(f"platforms: {exc}", {"platforms": "platforms"})
+    if isinstance(exc, services.InvalidEntry):  # "<platform slug>: <why>"
+        return ValidationError({"platforms": [str(exc)]})
     return service_error(exc, SCENARIO_FIELDS)
 
 
