@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 import time
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -19,7 +20,7 @@ from apps.core.models import WorkerHeartbeat
 from apps.platforms.models import Platform, StorageTier
 
 __all__ = ["InvalidBenchmark", "BenchmarkCancelled", "clean_parameters", "create_benchmark", "dispatch",
-           "execute", "cancel", "apply_to_tier", "hosts_online", "DEFAULTS"]
+           "execute", "cancel", "apply_to_tier", "hosts_online", "fail_lost_runs", "DEFAULTS"]
 
 MiB = 1024 * 1024
 #: parameter -> (default, minimum, maximum, kind) per benchmark kind; nothing else is accepted
@@ -138,8 +139,9 @@ def _need_bytes(kind: str, p: dict) -> int:
     return 0
 
 
-def execute(run_id: str) -> str:
-    """Run the benchmark on this host; idempotent, always ends succeeded, failed or cancelled."""
+def execute(run_id: str, worker: str = "") -> str:
+    """Run the benchmark on this host; idempotent, always ends succeeded, failed or cancelled.  ``worker`` is the
+    Celery node running it (``name@host``), recorded so a lost worker can be noticed (:func:`fail_lost_runs`)."""
     from apps.benchmarks.probes.hostinfo import host_info
 
     with transaction.atomic():
@@ -147,7 +149,7 @@ def execute(run_id: str) -> str:
         if run.is_finished:
             return run.status
         run.status, run.started_at, run.attempts = Status.RUNNING, timezone.now(), run.attempts + 1
-        run.host = host_info()
+        run.host = {**host_info(), "worker": worker}
         run.save(update_fields=["status", "started_at", "attempts", "host"])
     scratch = None
     try:
@@ -167,7 +169,47 @@ def execute(run_id: str) -> str:
             status=Status.SUCCEEDED, progress=1.0, result=result, finished_at=timezone.now())
         if saved:
             _record_values(BenchmarkRun.objects.get(pk=run.pk))
-    return Status.SUCCEEDED if saved else Status.CANCELLED
+    # not saved: cancelled, or failed meanwhile (e.g. declared lost) — the first final status stands
+    return Status.SUCCEEDED if saved else BenchmarkRun.objects.get(pk=run.pk).status
+
+
+#: a benchmark running this long on a Celery node that does not answer a ping is lost (seconds)
+LOST_AFTER_S = 5.0
+_last_sweep: dict = {}
+
+
+def _node_alive(node: str, timeout: float = 2.0) -> bool:
+    """Does Celery node ``name@host`` answer a ping (twice asked)?  A busy worker still answers: its main process
+    handles control messages while the pool's processes work."""
+    from apps.celery import app
+
+    return any(app.control.ping(destination=[node], timeout=timeout) for _ in range(2))
+
+
+def fail_lost_runs(run: BenchmarkRun | None = None, *, min_interval_s: float = 0.0) -> int:
+    """Mark failed, with the reason, every running benchmark (``run``, or all) whose worker node no longer answers.
+    A killed worker leaves its task unacknowledged until the broker's visibility timeout (an hour with Redis);
+    the redelivered task then finds the run finished and does nothing.  Returns how many were failed."""
+    key = run.pk if run is not None else None
+    now_s = time.monotonic()
+    if min_interval_s and now_s - _last_sweep.get(key, -1e9) < min_interval_s:
+        return 0
+    _last_sweep[key] = now_s
+    runs = BenchmarkRun.objects.filter(status=Status.RUNNING,
+                                       started_at__lt=timezone.now() - timedelta(seconds=LOST_AFTER_S))
+    if run is not None:
+        runs = runs.filter(pk=run.pk)
+    failed = 0
+    for r in runs:
+        node = (r.host or {}).get("worker", "")
+        if "@" not in node or _node_alive(node):
+            continue
+        at = timezone.now()
+        reason = (f"worker {node} lost at {at:%Y-%m-%d %H:%M:%S} UTC (it no longer answers); the benchmark had been "
+                  f"running there since {r.started_at:%H:%M:%S} UTC — its scratch directory may remain on that host")
+        failed += BenchmarkRun.objects.filter(pk=r.pk, status=Status.RUNNING).update(
+            status=Status.FAILED, error=reason, finished_at=at)
+    return failed
 
 
 def _storage(run: BenchmarkRun, scratch: str) -> dict:
@@ -245,8 +287,9 @@ def _record_values(run: BenchmarkRun) -> None:
         values.append(("minipipeline_predicted_s", "mini-pipeline run time, simulated",
                        r["predicted"]["sequential_s"], "time", "simulator with this host's measured rates"))
     MeasuredValue.objects.bulk_create(
-        MeasuredValue(run=run, name=n, label=label, value=float(v), dimension=dim, source=_source(run, note))
-        for n, label, v, dim, note in values
+        (MeasuredValue(run=run, name=n, label=label, value=float(v), dimension=dim, source=_source(run, note))
+         for n, label, v, dim, note in values),
+        ignore_conflicts=True,  # written once per run: a repeated write changes nothing
     )
 
 

@@ -9,7 +9,7 @@ from apps.benchmarks.services import execute
 __all__ = ["run_benchmark"]
 
 
-@shared_task(name="benchmarks.run", acks_late=True, reject_on_worker_lost=True, time_limit=3600,
+@shared_task(name="benchmarks.run", bind=True, acks_late=True, reject_on_worker_lost=True, time_limit=3600,
              soft_time_limit=3500)
-def run_benchmark(run_id: str) -> str:
-    return execute(run_id)
+def run_benchmark(self, run_id: str) -> str:
+    return execute(run_id, worker=self.request.hostname or "")

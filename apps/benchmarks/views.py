@@ -25,6 +25,7 @@ def run_list(request):
         else:
             services.dispatch(run)
             return redirect(run)
+    services.fail_lost_runs(min_interval_s=10.0)
     runs = BenchmarkRun.objects.select_related("platform")[:50]
     return render(request, "benchmarks/list.html",
                   {"form": form, "runs": runs, "hosts": services.hosts_online()})
@@ -32,6 +33,8 @@ def run_list(request):
 
 def run_detail(request, run_id):
     run = get_object_or_404(BenchmarkRun.objects.select_related("platform"), pk=run_id)
+    if not run.is_finished and services.fail_lost_runs(run, min_interval_s=10.0):
+        run.refresh_from_db()
     return render(request, "benchmarks/detail.html", {
         "run": run, "values": run.measured_values.all(), "apply_form": ApplyForm(platform=run.platform),
         "figure": charts.figure_for(run),
@@ -40,6 +43,8 @@ def run_detail(request, run_id):
 
 def run_status(request, run_id):
     run = get_object_or_404(BenchmarkRun, pk=run_id)
+    if not run.is_finished and services.fail_lost_runs(run, min_interval_s=10.0):
+        run.refresh_from_db()
     return JsonResponse({"status": run.status, "progress": round(1.0 if run.status == "succeeded" else run.progress, 4),
                          "error": run.error, "finished": run.is_finished})
 

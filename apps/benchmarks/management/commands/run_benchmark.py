@@ -56,7 +56,8 @@ class Command(BaseCommand):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             run.refresh_from_db()
-            if run.is_finished:
+            if run.is_finished or services.fail_lost_runs(run, min_interval_s=10.0):
+                run.refresh_from_db()
                 break
             time.sleep(0.5)
         else:
