@@ -48,6 +48,18 @@ MIX = {"scenario page": 16, "run page": 14, "catalogue page": 22, "json status":
 
 # --- setup (in this process, on the load database) -------------------------------------------------------------
 
+def drop_database(database_url: str) -> None:
+    """Drop the load database (--fresh), e.g. after its migrations were rewritten."""
+    import dj_database_url
+    import psycopg
+    from psycopg import sql
+
+    db = dj_database_url.parse(database_url)
+    with psycopg.connect(dbname="postgres", host=db["HOST"] or None, port=db["PORT"] or None,
+                         user=db["USER"] or None, password=db["PASSWORD"] or None, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(db["NAME"])))
+
+
 def setup_data(database_url: str, secret_key: str) -> dict:
     """Migrate and fill the load database once (later runs reuse it); returns the URLs and the API token."""
     os.environ.update(DATABASE_URL=database_url, DJANGO_SECRET_KEY=secret_key, DJANGO_SETTINGS_MODULE="apps.settings")
@@ -139,6 +151,19 @@ def start_server(database_url: str, secret_key: str, port: int, log_path: Path, 
     raise SystemExit(f"the server did not answer within 180 s; see {log_path}")
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU time used so far by the live processes of a process group (the server: gunicorn and its workers)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields after the name: state, ppid, pgrp, ..., utime (12), stime (13)
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def stop_server(proc) -> None:
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -213,6 +238,7 @@ class User(threading.Thread):
             return None, b""
         elapsed = time.perf_counter() - t0
         self.samples[klass].append(elapsed)
+        self.samples[f"path {path}"].append(elapsed)
         for header in response.msg.get_all("Set-Cookie") or []:
             name, _, value = header.split(";", 1)[0].partition("=")
             self.cookies[name.strip()] = value.strip()
@@ -268,7 +294,7 @@ def percentile(sorted_values: list[float], q: float) -> float:
 
 
 def report(samples, errors, seconds: float, users: int) -> int:
-    total = sum(len(v) for v in samples.values())
+    total = sum(len(v) for k, v in samples.items() if k in MIX)
     error_count = sum(len(v) for v in errors.values())
     print(f"\n{users} users, {seconds:.1f} s: {total} requests, {total / seconds:.1f} requests/s, "
           f"{error_count} errors")
@@ -287,6 +313,10 @@ def report(samples, errors, seconds: float, users: int) -> int:
         print(f"{'all':<16} {len(everything):>8} {len(everything) / seconds:>7.1f} {error_count:>6} "
               + " ".join(f"{1000 * percentile(everything, q):>8.1f}" for q in (50, 95, 99)) +
               f" {1000 * everything[-1]:>8.1f}")
+    by_path = sorted(((percentile(sorted(v), 95), k[5:], len(v)) for k, v in samples.items()
+                      if k.startswith("path ") and len(v) >= 5), reverse=True)
+    print("slowest paths (p95 ms, requests): " + "; ".join(f"{path} {1000 * p95:.0f} ({n})"
+                                                           for p95, path, n in by_path[:4]))
     for klass, messages in errors.items():
         for message in messages[:5]:
             print(f"error ({klass}): {message}")
@@ -304,6 +334,7 @@ def main(argv=None) -> int:
     parser.add_argument("--web-workers", type=int, default=None, help="gunicorn workers (default: serve-prod's)")
     parser.add_argument("--database-url", default=os.environ.get("SKYPLAN_LOAD_DATABASE_URL",
                                                                  "postgres://postgres@127.0.0.1:5432/skyplan_load"))
+    parser.add_argument("--fresh", action="store_true", help="drop and rebuild the load database first")
     args = parser.parse_args(argv)
     if not 1 <= args.users <= 500 or not 0 < args.duration <= 600:
         parser.error("--users must be 1 to 500 and --duration 0 to 600 seconds")
@@ -311,6 +342,8 @@ def main(argv=None) -> int:
         parser.error("--database-url: the load test runs on PostgreSQL, as production does")
 
     secret_key = secrets.token_urlsafe(50)
+    if args.fresh:
+        drop_database(args.database_url)
     urls = setup_data(args.database_url, secret_key)
     port = free_port()
     log_path = ROOT / "var" / "load-server.log"
@@ -334,6 +367,7 @@ def main(argv=None) -> int:
               f"in {time.monotonic() - t_login:.1f} s")
         budget.deadline = time.monotonic() + args.duration
         load_before = os.getloadavg()[0]
+        server_cpu0 = group_cpu_seconds(server.pid)
         cpu0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
         for user in users:
             user.start()
@@ -341,13 +375,19 @@ def main(argv=None) -> int:
             user.join(timeout=args.duration + 2 * args.timeout + 10)
         seconds = time.monotonic() - t0
         cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        server_cpu = group_cpu_seconds(server.pid) - server_cpu0
     finally:
         stop_server(server)
     logins = sorted(samples.pop("login", []))
+    samples.pop("path /accounts/login/", None)
     error_count = report(samples, errors, seconds, args.users)
     if logins:
         print(f"login (before the clock): {len(logins)} in batches of 10, p50 {1000 * percentile(logins, 50):.0f} ms, "
               f"max {1000 * logins[-1]:.0f} ms (PBKDF2 password check)")
+    requests = sum(len(v) for k, v in samples.items() if k in MIX)
+    if requests:
+        print(f"server CPU (gunicorn workers, PostgreSQL not included): {server_cpu:.1f} s, "
+              f"{1000 * server_cpu / requests:.0f} ms per request, {server_cpu / seconds:.2f} cores on average")
     reconnects = sum(sum(u.reconnects.values()) for u in users)
     print(f"keep-alive connections closed by the server while idle and reopened: {reconnects}")
     client_cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
