@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.http import Http404
 from django.utils.text import slugify
 
 from apps.accounts.models import ROLE_RANK, Membership, Role, Workspace
 
 __all__ = ["Role", "personal_workspace", "workspaces_of", "active_workspace", "set_active_workspace", "visible",
-           "get_or_404", "require_role", "role_allows", "add_member", "InvalidMember", "SESSION_KEY"]
+           "get_or_404", "require_role", "require_catalogue_maintainer", "role_allows", "add_member", "InvalidMember", "SESSION_KEY"]
 
 SESSION_KEY = "skyplan_workspace"
 
@@ -81,11 +82,14 @@ def role_allows(role: str | None, need: str) -> bool:
 
 def visible(queryset, user, field: str = "workspace"):
     """``queryset`` limited to the workspaces ``user`` is a member of (``field`` leads to the workspace; empty
-    when the queryset is of workspaces)."""
+    when the queryset is of workspaces) and to shared objects, which belong to no workspace (made from the
+    command line or by the benchmark harness): everyone reads those, only staff change them."""
     if not getattr(user, "is_authenticated", False):
         return queryset.none()
-    lookup = f"{field}__memberships__user" if field else "memberships__user"
-    return queryset.filter(**{lookup: user})  # one membership per user: no duplicates
+    if not field:
+        return queryset.filter(memberships__user=user)
+    mine = Workspace.objects.filter(memberships__user=user)
+    return queryset.filter(Q(**{f"{field}__in": mine}) | Q(**{f"{field}__isnull": True}))  # one membership per user: no duplicates
 
 
 def require_role(user, workspace: Workspace, need: str = Role.EDITOR) -> str:
@@ -107,8 +111,19 @@ def get_or_404(queryset, user, *, need: str = Role.VIEWER, field: str = "workspa
     workspace = obj
     for part in field.split("__") if field else ():
         workspace = getattr(workspace, part)
+    if workspace is None:  # shared: read-only but for staff
+        if not role_allows(Role.VIEWER, need) and not user.is_staff:
+            raise PermissionDenied("this object is shared by every workspace and read-only; only staff change it")
+        return obj
     require_role(user, workspace, need)
     return obj
+
+
+def require_catalogue_maintainer(user) -> None:
+    """Only staff change the shared reference catalogue (applying a calibration or a measurement to it)."""
+    if not getattr(user, "is_staff", False):
+        raise PermissionDenied("the reference catalogue is shared and read-only: applying values to it needs a "
+                               "catalogue maintainer (staff) account")
 
 
 def add_member(workspace: Workspace, username: str, role: str) -> Membership:

@@ -46,6 +46,8 @@ class Profile(models.Model):
     stage = models.ForeignKey("workloads.WorkloadStage", null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="profiles")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="profiles", help_text="who may see it (none: shared, e.g. from the command line)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -83,6 +85,8 @@ class ProfileImport(models.Model):
     worker = models.CharField(max_length=255, blank=True)
     profile = models.OneToOneField(Profile, null=True, blank=True, on_delete=models.SET_NULL, related_name="source")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="profile_imports", help_text="who may see it (none: shared, e.g. from the command line)")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -118,6 +122,8 @@ class Calibration(models.Model):
     method = models.TextField()
     applied_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="calibrations", help_text="who may see it (none: shared, e.g. from the command line)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

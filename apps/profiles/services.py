@@ -59,11 +59,11 @@ def store_upload(source: Path | str, filename: str, *, move: bool = False) -> tu
 
 
 def create_import(*, upload_path: str, filename: str, size_bytes: int, fmt: str = "auto", user=None,
-                  platform=None, stage=None) -> ProfileImport:
+                  platform=None, stage=None, workspace=None) -> ProfileImport:
     if fmt != "auto" and fmt not in FORMATS:
         raise InvalidRequest(f"format: one of auto, {', '.join(FORMATS)}")
     return ProfileImport.objects.create(filename=filename, format=fmt, upload_path=upload_path, size_bytes=size_bytes,
-                                        platform=platform, stage=stage, created_by=user)
+                                        platform=platform, stage=stage, created_by=user, workspace=workspace)
 
 
 def dispatch_import(job: ProfileImport) -> None:
@@ -126,7 +126,7 @@ def execute_import(job_id) -> str:
                 name=job.filename, format=parsed.format, kind=parsed.kind, size_bytes=job.size_bytes,
                 file=job.upload_path, host=str(parsed.meta.get("host") or ""), duration_s=analysis["summary"].get("duration_s"),
                 summary=analysis["summary"], analysis=analysis, platform=job.platform, stage=job.stage,
-                created_by=job.created_by,
+                created_by=job.created_by, workspace=job.workspace,
             )
             job.profile = profile
             job.status, job.progress, job.finished_at = Status.SUCCEEDED, 1.0, timezone.now()
@@ -158,12 +158,12 @@ def cancel_import(job: ProfileImport) -> bool:
 
 
 def import_file(path: Path | str, *, fmt: str = "auto", user=None, platform=None, stage=None,
-                filename: str | None = None) -> ProfileImport:
+                filename: str | None = None, workspace=None) -> ProfileImport:
     """Import a local file now, in this process (the command line's path); returns the finished job."""
     filename = filename or Path(path).name
     rel, size = store_upload(path, filename)
     job = create_import(upload_path=rel, filename=filename, size_bytes=size, fmt=fmt, user=user, platform=platform,
-                        stage=stage)
+                        stage=stage, workspace=workspace)
     execute_import(job.pk)
     job.refresh_from_db()
     return job
@@ -219,7 +219,7 @@ def calibrate(*, profiles: list[Profile], stage, platform, node_type: str | None
         cal = Calibration.objects.create(
             stage=stage, platform=platform, node_type=node_type, storage_tier=tier or "", demands=facts, notes=notes,
             before=before, measured_s=derived.measured_s, simulated_before_s=sim_before, simulated_after_s=after,
-            method=method, created_by=user,
+            method=method, created_by=user, workspace=profiles[0].workspace,
         )
         cal.profiles.set(profiles)
     return cal

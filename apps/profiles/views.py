@@ -7,11 +7,19 @@ import json
 from django.contrib import messages
 from django.core.files.uploadhandler import TemporaryFileUploadHandler
 from django.http import JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
+from apps.accounts.workspaces import (
+    Role,
+    active_workspace,
+    get_or_404,
+    require_catalogue_maintainer,
+    require_role,
+    visible,
+)
 from apps.profiles import charts, services
 from apps.profiles.analysis import BOUND_LABELS
 from apps.profiles.forms import CalibrateForm, TierForm, UploadForm
@@ -33,6 +41,8 @@ def profile_list(request):
 
 @csrf_protect
 def _profile_list(request):
+    if request.method == "POST":
+        require_role(request.user, active_workspace(request), Role.EDITOR)
     form = UploadForm(request.POST or None, request.FILES or None)
     too_large = getattr(request, "too_large", [])
     if request.method == "POST":
@@ -54,8 +64,8 @@ def _profile_list(request):
             return redirect("profiles:list")
     context = {
         "form": form,
-        "profiles": Profile.objects.select_related("platform", "stage__workload")[:100],
-        "imports": ProfileImport.objects.exclude(status="succeeded")[:20],
+        "profiles": visible(Profile.objects.select_related("platform", "stage__workload"), request.user)[:100],
+        "imports": visible(ProfileImport.objects.exclude(status="succeeded"), request.user)[:20],
         "max_bytes": max_upload_bytes(),
     }
     return render(request, "profiles/list.html", context, status=400 if request.method == "POST" else 200)
@@ -64,20 +74,30 @@ def _profile_list(request):
 def _start_import(request, uploaded, data) -> ProfileImport:
     rel, size = services.store_upload(uploaded.temporary_file_path(), uploaded.name, move=True)
     job = services.create_import(upload_path=rel, filename=uploaded.name, size_bytes=size, fmt=data["format"],
-                                 user=request.user, platform=data.get("platform"), stage=data.get("stage"))
+                                 user=request.user, platform=data.get("platform"), stage=data.get("stage"),
+                                 workspace=active_workspace(request))
     services.dispatch_import(job)
     return job
 
 
+def _job(request, job_id, need=Role.VIEWER) -> ProfileImport:
+    return get_or_404(ProfileImport.objects.all(), request.user, need=need, pk=job_id)
+
+
+def _profile(request, profile_id, need=Role.VIEWER) -> Profile:
+    return get_or_404(Profile.objects.select_related("platform", "stage__workload"), request.user, need=need,
+                      pk=profile_id)
+
+
 def import_detail(request, job_id):
-    job = get_object_or_404(ProfileImport, pk=job_id)
+    job = _job(request, job_id)
     if job.profile_id and job.status == "succeeded" and not _wants_json(request):
         return redirect(job.profile)
     return render(request, "profiles/import.html", {"job": job})
 
 
 def import_status(request, job_id):
-    job = get_object_or_404(ProfileImport, pk=job_id)
+    job = _job(request, job_id)
     return JsonResponse({"status": job.status, "progress": round(job.progress, 4), "error": job.error,
                          "error_line": job.error_line, "finished": job.is_finished,
                          "profile_url": job.profile.get_absolute_url() if job.profile_id else None})
@@ -85,7 +105,7 @@ def import_status(request, job_id):
 
 @require_POST
 def import_cancel(request, job_id):
-    job = get_object_or_404(ProfileImport, pk=job_id)
+    job = _job(request, job_id, need=Role.EDITOR)
     if services.cancel_import(job):
         messages.info(request, f"Import of {job.filename} cancelled.")
     else:
@@ -94,14 +114,14 @@ def import_cancel(request, job_id):
 
 
 def profile_detail(request, profile_id):
-    profile = get_object_or_404(Profile.objects.select_related("platform", "stage__workload"), pk=profile_id)
+    profile = _profile(request, profile_id)
     figures = {name: json.loads(fig) for name, fig in charts.profile_figures(profile.analysis).items()}
     context = {
         "profile": profile, "a": profile.analysis, "s": profile.summary, "figures": figures,
         "bound_labels": BOUND_LABELS,
         "calibrate_form": CalibrateForm(profile=profile) if profile.kind != Profile.Kind.FIO else None,
         "tier_form": TierForm(initial={"host": profile.host}) if profile.kind == Profile.Kind.FIO else None,
-        "calibrations": profile.calibrations.select_related("stage__workload", "platform"),
+        "calibrations": visible(profile.calibrations.select_related("stage__workload", "platform"), request.user),
         "measurements": profile.tier_measurements.select_related("tier__platform"),
     }
     return render(request, "profiles/detail.html", context)
@@ -109,11 +129,14 @@ def profile_detail(request, profile_id):
 
 @require_POST
 def profile_calibrate(request, profile_id):
-    profile = get_object_or_404(Profile, pk=profile_id)
+    profile = _profile(request, profile_id, need=Role.EDITOR)
     form = CalibrateForm(request.POST, profile=profile)
     if form.is_valid():
         d = form.cleaned_data
-        chosen = [profile] + ([d["companion"]] if d.get("companion") else [])
+        companion = d.get("companion")
+        if companion is not None:  # the companion must be one the user may use too
+            companion = _profile(request, companion.pk, need=Role.EDITOR)
+        chosen = [profile] + ([companion] if companion else [])
         try:
             cal = services.calibrate(profiles=chosen, stage=d["stage"], platform=d["platform"],
                                      node_type=d["node_type"] or None, tier=d["storage_tier"] or None, user=request.user)
@@ -127,7 +150,7 @@ def profile_calibrate(request, profile_id):
 
 
 def calibration_detail(request, cal_id):
-    cal = get_object_or_404(Calibration.objects.select_related("stage__workload", "platform"), pk=cal_id)
+    cal = get_or_404(Calibration.objects.select_related("stage__workload", "platform"), request.user, pk=cal_id)
     rows = [{"name": k, "before": cal.before.get(k), "after": cal.demands.get(k), "note": cal.notes.get(k, "")}
             for k in cal.demands]
     figure = json.loads(charts.calibration_figure(cal.measured_s, cal.simulated_before_s, cal.simulated_after_s))
@@ -137,7 +160,8 @@ def calibration_detail(request, cal_id):
 
 @require_POST
 def calibration_apply(request, cal_id):
-    cal = get_object_or_404(Calibration, pk=cal_id)
+    cal = get_or_404(Calibration.objects.all(), request.user, pk=cal_id)
+    require_catalogue_maintainer(request.user)
     services.apply_calibration(cal)
     messages.info(request, f"Applied the derived demands to {cal.stage}.")
     return redirect(cal)
@@ -145,7 +169,8 @@ def calibration_apply(request, cal_id):
 
 @require_POST
 def profile_measure_tier(request, profile_id):
-    profile = get_object_or_404(Profile, pk=profile_id)
+    profile = _profile(request, profile_id)
+    require_catalogue_maintainer(request.user)
     form = TierForm(request.POST)
     if not form.is_valid():
         messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
@@ -162,5 +187,6 @@ def profile_measure_tier(request, profile_id):
 
 
 def measurement_list(request):
-    rows = TierMeasurement.objects.select_related("tier__platform", "profile")[:100]
+    rows = visible(TierMeasurement.objects.select_related("tier__platform", "profile"), request.user,
+                   field="profile__workspace")[:100]
     return render(request, "profiles/measurements.html", {"rows": rows})

@@ -7,20 +7,27 @@ an editor may; anonymous visitors are sent to the login page.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from apps.accounts.models import Membership, Role
 from apps.accounts.workspaces import personal_workspace
 from apps.platforms.models import Platform
+from apps.profiles.models import Calibration
+from apps.profiles.services import import_file
 from apps.reports.models import Report
 from apps.scenarios.services import create_demo_scenario, create_run
 from apps.scoring.forms import DEMO_SPACE
 from apps.scoring.services import create_search
-from apps.workloads.models import Workload
+from apps.workloads.models import Workload, WorkloadStage
 
 PASSWORD = "correct horse battery"
 ROLES = ("outsider", "viewer", "editor", "admin")
+#: changes to the shared reference catalogue: staff only, whatever the workspace role
+MAINTAINER = "maintainer"
+SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "profiles"
 
 
 @pytest.fixture
@@ -41,9 +48,14 @@ def world(db, catalogue, django_user_model):
     report = Report.objects.create(scenario=scenario, format="json", created_by=users["alice"])
     search = create_search(platform=Platform.objects.get(slug="aws-sydney"),
                            workload=Workload.objects.get(slug="chiles-epoch1"), space=DEMO_SPACE, user=users["alice"])
+    job = import_file(SAMPLES / "rand_read.strace", user=users["alice"], workspace=workspace)
+    calibration = Calibration.objects.create(
+        stage=WorkloadStage.objects.get(workload__slug="chiles-epoch1", name="split"),
+        platform=Platform.objects.get(slug="magnus"), node_type="x", storage_tier="", demands={"overhead": 1.0},
+        measured_s=10.0, method="a test calibration", workspace=workspace)
     as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": users["alice"]}
     return {"users": as_role, "workspace": workspace, "scenario": scenario, "run": run, "report": report,
-            "search": search}
+            "search": search, "job": job, "profile": job.profile, "calibration": calibration}
 
 
 #: URL name -> (method, which object's id, least role, POST data); every workspace-owned URL of the project
@@ -65,6 +77,14 @@ OWNED = {
     "scoring:search": ("get", "search", Role.VIEWER, None),
     "scoring:search_status": ("get", "search", Role.VIEWER, None),
     "scoring:search_cancel": ("post", "search", Role.EDITOR, {}),
+    "profiles:detail": ("get", "profile", Role.VIEWER, None),
+    "profiles:calibrate": ("post", "profile", Role.EDITOR, {}),
+    "profiles:measure_tier": ("post", "profile", MAINTAINER, {}),
+    "profiles:import": ("get", "job", Role.VIEWER, None),
+    "profiles:import_status": ("get", "job", Role.VIEWER, None),
+    "profiles:import_cancel": ("post", "job", Role.EDITOR, {}),
+    "profiles:calibration": ("get", "calibration", Role.VIEWER, None),
+    "profiles:calibration_apply": ("post", "calibration", MAINTAINER, {}),
 }
 #: URLs that are not about one workspace's object: lists (filtered to the user's workspaces), the shared
 #: read-only catalogue, the builder (creates in the active workspace) and the user's own workspace pages
@@ -74,11 +94,11 @@ NOT_OWNED = {
     "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
     "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:criteria",
     "scoring:criterion", "scoring:criterion_delete", "scoring:criteria_reset", "scoring:score", "scoring:tco",
-    "scoring:rerank", "scoring:searches",
+    "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
 }
 #: workspace scoping still to come for these (profiles, benchmarks, the REST API and the Django admin, which
 #: is for staff): listed so that a new URL cannot slip through unclassified
-NOT_YET_SCOPED_PREFIXES = ("profiles:", "benchmarks:", "api", "admin:", "schema", "swagger", "redoc")
+NOT_YET_SCOPED_PREFIXES = ("benchmarks:", "api", "admin:", "schema", "swagger", "redoc")
 
 
 def _names(patterns, prefix=""):
@@ -100,13 +120,16 @@ def test_every_url_of_the_project_is_classified():
 def _url(name, world):
     method, which, need, data = OWNED[name]
     obj = world[which]
-    kwarg = {"run": "run_id", "scenario": "scenario_id", "report": "report_id", "search": "search_id"}[which]
+    kwarg = {"run": "run_id", "scenario": "scenario_id", "report": "report_id", "search": "search_id",
+             "profile": "profile_id", "job": "job_id", "calibration": "cal_id"}[which]
     return reverse(name, kwargs={kwarg: obj.pk}), method, need, data
 
 
 def _expected(role: str, need: str) -> str:
     if role == "outsider":
         return "404"
+    if need == MAINTAINER:
+        return "403"
     rank = {"viewer": 1, "editor": 2, "admin": 3}
     return "allowed" if rank[role] >= rank[need] else "403"
 
@@ -139,7 +162,10 @@ def test_lists_show_only_the_users_workspaces(client, world):
         body = client.get(url).content.decode()
         assert world["scenario"].name not in body and str(world["run"].pk) not in body, url
         assert str(world["search"].pk) not in body and str(world["scenario"].pk) not in body, url
+    body = client.get("/profiles/").content.decode()
+    assert world["profile"].get_absolute_url() not in body and str(world["job"].pk) not in body
     client.force_login(world["users"]["viewer"])
+    assert world["profile"].get_absolute_url() in client.get("/profiles/").content.decode()
     assert world["scenario"].name in client.get("/scenarios/").content.decode()
     assert str(world["run"].pk) in client.get("/runs/").content.decode()
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
+from apps.accounts.workspaces import add_member, personal_workspace
 from apps.profiles import services
 from apps.profiles.models import Calibration, Profile, ProfileImport
 
@@ -108,9 +110,10 @@ def test_a_samples_profile_page_has_cpu_memory_and_io_charts(logged_in, samples)
     assert "idle" in html and "Calibrate a workload stage" in html
 
 
-def test_calibrating_and_applying_from_the_page(logged_in, samples, catalogue, this_host):
-    strace = services.import_file(samples / "seq_read.strace").profile
-    pidstat = services.import_file(samples / "seq_read.pidstat.txt").profile
+def test_calibrating_and_applying_from_the_page(logged_in, user, staff, samples, catalogue, this_host):
+    mine = personal_workspace(user)
+    strace = services.import_file(samples / "seq_read.strace", workspace=mine).profile
+    pidstat = services.import_file(samples / "seq_read.pidstat.txt", workspace=mine).profile
     from apps.workloads.models import WorkloadStage
 
     stage = WorkloadStage.objects.get(workload__slug="adiosstman-validation", name="convert_to_adios")
@@ -121,13 +124,20 @@ def test_calibrating_and_applying_from_the_page(logged_in, samples, catalogue, t
     assert response.status_code == 302 and response.url == cal.get_absolute_url()
     html = logged_in.get(cal.get_absolute_url()).content.decode()
     assert 'id="simulated-after"' in html and "fitted from profile" in html
-    logged_in.post(f"/profiles/calibrations/{cal.pk}/apply/")
+    # the reference catalogue is shared and read-only: only a maintainer (staff) applies to it
+    assert logged_in.post(f"/profiles/calibrations/{cal.pk}/apply/").status_code == 403
+    stage.refresh_from_db()
+    assert stage.provenance["cpu_seconds"]["kind"] != "fitted"
+    add_member(mine, staff.username, "viewer")  # a maintainer who may see this workspace's calibration
+    maintainer = Client()
+    maintainer.force_login(staff)
+    maintainer.post(f"/profiles/calibrations/{cal.pk}/apply/")
     stage.refresh_from_db()
     assert stage.provenance["cpu_seconds"]["kind"] == "fitted"
 
 
-def test_a_bad_calibration_request_is_a_message(logged_in, samples, catalogue, this_host):
-    strace = services.import_file(samples / "seq_read.strace").profile
+def test_a_bad_calibration_request_is_a_message(logged_in, user, samples, catalogue, this_host):
+    strace = services.import_file(samples / "seq_read.strace", workspace=personal_workspace(user)).profile
     from apps.workloads.models import WorkloadStage
 
     stage = WorkloadStage.objects.get(workload__slug="adiosstman-validation", name="convert_to_adios")
@@ -137,9 +147,11 @@ def test_a_bad_calibration_request_is_a_message(logged_in, samples, catalogue, t
     assert not Calibration.objects.exists()
 
 
-def test_applying_fio_from_the_page(logged_in, samples, this_host):
+def test_applying_fio_from_the_page(logged_in, staff, samples, this_host):
     fio = services.import_file(samples / "fio_local.json").profile
     tier = this_host.storage_tiers.get()
+    assert logged_in.post(f"/profiles/{fio.pk}/measure-tier/", {"tier": tier.pk, "host": "vm"}).status_code == 403
+    logged_in.force_login(staff)
     response = logged_in.post(f"/profiles/{fio.pk}/measure-tier/", {"tier": tier.pk, "host": "vm"}, follow=True)
     assert "measured on host vm at 2026-11-22 with fio" in response.content.decode()
     tier.refresh_from_db()

@@ -1,4 +1,5 @@
-"""Existing scenarios, runs and searches move to their creator's personal workspace (created here)."""
+"""Existing scenarios, runs, searches, profiles, imports and calibrations move to their creator's personal
+workspace (created here); those without a creator stay shared."""
 
 from django.db import migrations
 from django.utils.text import slugify
@@ -25,7 +26,8 @@ def assign(apps, schema_editor):
     Membership = apps.get_model("accounts", "Membership")
     cache = {}
     for app_label, model_name in (("scenarios", "Scenario"), ("scenarios", "SimulationRun"),
-                                  ("scoring", "ConfigurationSearch")):
+                                  ("scoring", "ConfigurationSearch"), ("profiles", "Profile"),
+                                  ("profiles", "ProfileImport"), ("profiles", "Calibration")):
         model = apps.get_model(app_label, model_name)
         for obj in model.objects.filter(workspace__isnull=True, created_by__isnull=False).select_related("created_by"):
             obj.workspace = _personal(Workspace, Membership, obj.created_by, cache)
@@ -37,6 +39,7 @@ class Migration(migrations.Migration):
         ("accounts", "0001_initial"),
         ("scenarios", "0003_scenario_workspace_simulationrun_workspace"),
         ("scoring", "0003_configurationsearch_workspace"),
+        ("profiles", "0002_calibration_workspace_profile_workspace_and_more"),
     ]
 
     operations = [migrations.RunPython(assign, migrations.RunPython.noop)]
