@@ -14,6 +14,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import generics, serializers, views
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import JSONParser
 
 from apps.api.authentication import AUTHENTICATION_CLASSES
 
@@ -43,6 +44,7 @@ class _NoLoginRedirect:
 
     schema = ApiSchema()
     authentication_classes = AUTHENTICATION_CLASSES
+    parser_classes = [JSONParser]  # bodies are JSON (nested options); the profile upload is multipart
 
     @classmethod
     def as_view(cls, **initkwargs):
@@ -90,7 +92,7 @@ ERRORS = {
 }
 NOT_FOUND = {404: OpenApiResponse(_detail, description="no such object")}
 BAD_REQUEST = {400: OpenApiResponse(_errors, description="invalid input; the keys name the fields in error")}
-UNSUPPORTED = {415: OpenApiResponse(_detail, description="the body is not multipart/form-data")}
+UNSUPPORTED = {415: OpenApiResponse(_detail, description="the body is not of the media type the operation takes")}
 NOT_READY = {409: OpenApiResponse(
     inline_serializer("NotReady", {"detail": serializers.CharField(), "status": serializers.CharField()}),
     description="not finished yet: poll the status",

@@ -12,6 +12,7 @@ from apps.api.base import (
     ERRORS,
     NOT_FOUND,
     NOT_READY,
+    UNSUPPORTED,
     ApiView,
     ListCreateApiView,
     not_ready,
@@ -36,7 +37,7 @@ class BenchmarkList(ListCreateApiView):
     serializer_class = BenchmarkSerializer
     queryset = BenchmarkRun.objects.select_related("platform")
 
-    @extend_schema(request=BenchmarkCreateSerializer, responses={202: BenchmarkSerializer, **BAD_REQUEST, **ERRORS})
+    @extend_schema(request=BenchmarkCreateSerializer, responses={202: BenchmarkSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         data = BenchmarkCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)

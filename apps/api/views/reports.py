@@ -16,6 +16,7 @@ from apps.api.base import (
     ERRORS,
     NOT_FOUND,
     NOT_READY,
+    UNSUPPORTED,
     ApiView,
     ListCreateApiView,
     not_ready,
@@ -35,7 +36,7 @@ class ReportList(ListCreateApiView):
     serializer_class = ReportSerializer
     queryset = Report.objects.all()
 
-    @extend_schema(request=ReportRequestSerializer, responses={202: ReportSerializer, **BAD_REQUEST, **ERRORS})
+    @extend_schema(request=ReportRequestSerializer, responses={202: ReportSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         data = ReportRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -13,6 +13,7 @@ from apps.api.base import (
     ERRORS,
     NOT_FOUND,
     NOT_READY,
+    UNSUPPORTED,
     ApiView,
     ListCreateApiView,
     not_ready,
@@ -76,7 +77,7 @@ class ScenarioList(ListCreateApiView):
     def get_queryset(self):
         return _scenarios().prefetch_related("entries__run")
 
-    @extend_schema(request=ScenarioCreateSerializer, responses={201: ScenarioSerializer, **BAD_REQUEST, **ERRORS})
+    @extend_schema(request=ScenarioCreateSerializer, responses={201: ScenarioSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         data = ScenarioCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -173,7 +174,7 @@ class RunList(ListCreateApiView):
     def get_queryset(self):
         return SimulationRun.objects.select_related("platform", "workload")
 
-    @extend_schema(request=RunCreateSerializer, responses={201: RunSerializer, **BAD_REQUEST, **ERRORS})
+    @extend_schema(request=RunCreateSerializer, responses={201: RunSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         data = RunCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
