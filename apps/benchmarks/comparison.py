@@ -37,12 +37,14 @@ def prediction_inputs(scratch: str, lay: Layout, *, kernel_seconds: float = 1.0,
     rates = kernel_rates(seconds=kernel_seconds, n_vis=lay.n_vis)
     if progress:
         progress(1, 3)
-    memory = first_touch_rate(split_buffer_bytes(lay))
-    rates["first_touch_bytes_per_s"] = memory["first_touch_bytes_per_s"]
-    if progress:
-        progress(2, 3)
+    # file operations before the memory probe: memory a probe has just freed is cheap to take again on some
+    # hosts, and the pipeline's copies and writes do not find such memory either
     io = file_io_rates(scratch, lay)
     rates["copy_bytes_per_s"] = io["copy_bytes_per_s"]
+    if progress:
+        progress(2, 3)
+    memory = first_touch_rate(split_buffer_bytes(lay))
+    rates["first_touch_bytes_per_s"] = memory["first_touch_bytes_per_s"]
     if progress:
         progress(3, 3)
     storage = {"tool": io["tool"], "direct_io": False, "directory": scratch, "points": [
