@@ -15,7 +15,8 @@ classifies each access:
 Accesses to pipes, sockets and terminals are counted but not classified.  Memory-mapped
 I/O does not appear in strace and is not seen.  The file is read in chunks; what is kept
 are aggregates (per-second bytes per class, request-size and inter-arrival histograms), so
-memory does not grow with the file.
+memory does not grow with the file.  Each chunk's plain reads and writes are tokenised at once
+with numpy (:mod:`.stracescan`); the other lines, and chunks in other layouts, line by line.
 """
 
 from __future__ import annotations
