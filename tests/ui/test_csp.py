@@ -128,3 +128,30 @@ def test_the_api_documentation_renders_with_no_policy_violation(browser, live_se
     context.close()
     assert violations == [], violations
     assert [m for m in console_errors if "Content Security Policy" in m and "cdn.redoc.ly" not in m] == []
+
+
+def test_the_admin_works_with_no_policy_violation(browser, live_server, django_user_model):
+    from django.conf import settings
+
+    from apps.core.catalogue import load_catalogue
+    from apps.platforms.models import Platform
+
+    load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+    django_user_model.objects.create_superuser(username="root", password=PASSWORD)
+    platform = Platform.objects.get(slug="magnus")
+    context = browser.new_context(viewport={"width": 1366, "height": 800})
+    context.add_init_script(WATCH_VIOLATIONS)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/admin/login/")
+    page.get_by_label("Username").fill("root")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/admin/")
+    violations = {}
+    for path in ("/admin/", "/admin/platforms/platform/", f"/admin/platforms/platform/{platform.pk}/change/",
+                 "/admin/auth/user/add/"):
+        assert page.goto(f"{live_server.url}{path}").status == 200, path
+        page.wait_for_timeout(300)
+        violations[path] = page.evaluate("window.__csp")
+    context.close()
+    assert violations == {path: [] for path in violations}
