@@ -135,3 +135,27 @@ def test_a_sample_value_that_is_not_finite_is_named(samples, tmp_path):
     path.write_text("".join(lines))
     with pytest.raises(ParseError, match=r"inf.csv, line 4: a finite number in field 4 \(rss_bytes\), got '1e400'"):
         parse(path)
+
+
+LONG_A = "/data/" + "a" * 40 + "/x.bin"
+LONG_B = "/data/" + "a" * 20 + "b" + "a" * 19 + "/x.bin"  # same length, first and last 8 bytes: differs inside
+
+
+@pytest.mark.parametrize("paths", [
+    [LONG_A, LONG_A, "/tmp/f", "/tmp/f", "pipe:[1]", LONG_A],  # told apart by the scan's fingerprint
+    [LONG_A, LONG_A, LONG_B, LONG_B, "/tmp/f", LONG_A],  # not: the chunk goes line by line
+])
+def test_descriptor_paths_that_change_without_a_close_are_followed_alike_by_both_paths(tmp_path, monkeypatch, paths):
+    from apps.profiles.parsers import strace
+    from apps.profiles.parsers.stracescan import scan
+
+    lines = [f'16138 1795314676.{754436 + i:06d} pread64(3<{p}>, "..."..., 4096, {4096 * i}) = 4096 <0.000042>'
+             for i, p in enumerate(paths * 3)]
+    path = tmp_path / "paths.strace"
+    path.write_text("\n".join(lines) + "\n")
+    assert scan(path.read_bytes()).hot.all()
+    fast = parse(path, "strace")
+    monkeypatch.setattr(strace, "scan", lambda data: None)
+    slow = parse(path, "strace")
+    assert fast.meta == slow.meta and fast.aggregates == slow.aggregates
+    assert {row[0] for row in fast.meta["top_files"]} == {p for p in paths if not p.startswith("pipe:")}

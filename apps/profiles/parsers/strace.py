@@ -537,10 +537,43 @@ def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str]
         st.base_key, st.base = base_key, base
 
 
-def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: bytes, first: int) -> np.ndarray:
+def _scan_pairs(sc: Scan, h: np.ndarray, hot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Group the hot lines ``h`` by (stretch between two other lines, PID, fd, ``-y`` path): returns each
+    group's first line (in trace order), and each hot line's group; None when two paths of a group differ
+    in bytes its fingerprint does not cover (the caller then parses the chunk line by line)."""
+    pid_h, fd_h = sc.pid[h], sc.fd[h]
+    seg = np.cumsum(~hot)[h]
+    keys, key_of = np.unique((pid_h << 24) | fd_h, return_inverse=True)
+    plen = (sc.path_end - sc.path_start)[h]
+    if plen.any():  # -y: the path is part of the key (fingerprint: length, first and last 8 bytes)
+        ps = sc.path_start[h]
+        fp = np.stack([plen, np.where(plen > 0, sc.words_at(ps), 0).view(np.int64),
+                       np.where(plen > 0, sc.words_at(np.maximum(ps + plen - 8, ps)), 0).view(np.int64)])
+        _, fp_of = np.unique(fp, axis=1, return_inverse=True)
+        fp_of = fp_of.reshape(-1)
+        _, key_of = np.unique(key_of * (int(fp_of.max()) + 1) + fp_of, return_inverse=True)
+        key_of = key_of.reshape(-1)
+        keys = np.arange(int(key_of.max()) + 1)
+    _, first_at, pair_of = np.unique(seg * len(keys) + key_of, return_inverse=True, return_index=True)
+    if plen.any():
+        rep = first_at[pair_of]  # each line's group representative (index into h)
+        for k in range(8, int(plen.max()) - 8, 8):
+            m = plen > k + 8
+            if (sc.words_at(ps[m] + k) != sc.words_at(ps[rep[m]] + k)).any():
+                return None
+    return seg, first_at, pair_of
+
+
+def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: bytes, first: int) -> np.ndarray | None:
     """Parse a chunk :func:`~.stracescan.scan` has tokenised: its plain reads and writes at once with numpy,
     the other lines one by one in trace order between them.  Returns the chunk's access rows (see
-    :class:`_Tracker`) in trace order."""
+    :class:`_Tracker`) in trace order, or None (nothing done) when the chunk must go line by line."""
+    hot = sc.hot
+    h = np.flatnonzero(hot)
+    pairs = _scan_pairs(sc, h, hot)
+    if pairs is None:
+        return None
+    _seg, first_at, pair_of = pairs
     clock = sc.clock
     if not sc.absolute:  # -tt: seconds of the day; a step back of more than 12 h is the next day
         prev = np.empty_like(clock)
@@ -556,20 +589,18 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         stamp = data[:data.find(b"\n")].split()[1].decode("latin-1")
         raise ParseError(tr.filename, first, _mixed_clocks(st.flags["absolute_time"], stamp))
     t = clock - st.t0
-    hot = sc.hot
-    h = np.flatnonzero(hot)
     others = np.flatnonzero(~hot).tolist()
     # the open file description of each hot line, from the descriptor tables as they stand at that line:
-    # one lookup per (stretch between two other lines, pid, fd), in trace order
+    # one lookup per (stretch between two other lines, pid, fd, path), in trace order
     pid_h, fd_h = sc.pid[h], sc.fd[h]
-    seg = np.cumsum(~hot)[h]
-    keys, key_of = np.unique((pid_h << 24) | fd_h, return_inverse=True)
-    _, first_at, pair_of = np.unique(seg * len(keys) + key_of, return_index=True, return_inverse=True)
     order = np.argsort(first_at)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    pair_line = h[first_at[order]].tolist()
+    rep_lines = h[first_at[order]]
+    pair_line = rep_lines.tolist()
     pair_pid, pair_fd = pid_h[first_at[order]].tolist(), fd_h[first_at[order]].tolist()
+    pair_path = [None if a == b else data[a - SCAN_PAD:b - SCAN_PAD].decode("latin-1")
+                 for a, b in zip(sc.path_start[rep_lines].tolist(), sc.path_end[rep_lines].tolist(), strict=True)]
     ofd_idx = np.empty(len(order), dtype=np.int64)
     ofd_file = np.empty(len(order), dtype=bool)
     tables_get = tr.tables.get
@@ -588,8 +619,9 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
                 tr.pids.add(pid)
                 tab = tr.table(pid)
             o = tab.get(fd)
-            if o is None:
-                o = tr.ofd(pid, fd, None)
+            path = pair_path[p]
+            if o is None or (path is not None and o.path is not None and o.path != path):
+                o = tr.ofd(pid, fd, path)
             ofd_idx[p], ofd_file[p] = o.idx, o.is_file
             p += 1
         if j == len(t_list):
@@ -636,9 +668,10 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
     first = 1
     for _, data in read_byte_chunks(path, progress):
         sc = scan(data)
+        rows = None
         if sc is not None and 2 * int(np.count_nonzero(sc.hot)) >= sc.n:
             rows = _chunk_by_scan(tr, st, hot_calls, sc, data, first)
-        else:  # another layout, or few plain reads and writes (e.g. -y paths): line by line
+        if rows is None:  # another layout, or few plain reads and writes: line by line
             _chunk_by_lines(tr, st, hot_calls, data.decode("latin-1").splitlines(), first)
             rows = np.array(tr.rows, dtype=float).reshape(-1, ROW_FIELDS) if tr.rows else None
         agg.add(_classify(tr, rows))

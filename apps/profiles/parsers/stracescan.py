@@ -58,6 +58,15 @@ class Scan:
     dur: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
+    #: ``-y``: where the descriptor's ``<path>`` is in the buffer (``path_end == path_start``: no path)
+    path_start: np.ndarray | None = None
+    path_end: np.ndarray | None = None
+    #: the padded chunk the positions point into
+    buf: bytearray | None = None
+
+    def words_at(self, positions: np.ndarray) -> np.ndarray:
+        """The 8 bytes at each buffer position, as little-endian words."""
+        return np.ndarray((len(self.buf) - 7,), dtype="<u8", buffer=self.buf, strides=(1,))[positions]
 
 
 def _swar8(w: np.ndarray) -> np.ndarray:
@@ -185,12 +194,19 @@ def scan(data: bytes) -> Scan | None:
     fd_start = sp2 + 2 + name_len
     hot &= a[np.minimum(fd_start - 1, size - 1)] == _PAREN
     fd_end = commas[np.minimum(np.searchsorted(commas, fd_start), len(commas) - 1)]
+    # -y: "fd<path>," - the digits end at the first '<', the path at the '>' before the comma
+    lt_fd = lts[np.minimum(np.searchsorted(lts, fd_start), len(lts) - 1)]
+    has_path = (lt_fd > fd_start) & (lt_fd < fd_end) & (a[fd_end - 1] == _GT)
+    path_start = np.where(has_path, lt_fd + 1, 0)
+    path_end = np.where(has_path, fd_end - 1, 0)
+    fd_digits_end = np.where(has_path, lt_fd, fd_end)
+    hot &= ~has_path | (path_end > path_start)  # "fd<>": an empty path, left to the per-line parser
     lt = lts[np.maximum(np.searchsorted(lts, ends) - 1, 0)]
     eq = eqs[np.maximum(np.searchsorted(eqs, lt) - 1, 0)]
     dot = ends - 8
     hot &= (a[ends - 1] == _GT) & (lt > sp2) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
     hot &= (eq > fd_end) & (a[eq - 1] == _SP) & (a[eq - 2] == _CPAREN) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
-    hot &= (fd_end > fd_start) & (fd_end - fd_start <= 7) & (lt - 1 - (eq + 2) >= 1) & (lt - 1 - (eq + 2) <= 16)
+    hot &= (fd_digits_end > fd_start) & (fd_digits_end - fd_start <= 7) & (lt - 1 - (eq + 2) >= 1) & (lt - 1 - (eq + 2) <= 16)
     positional = hot & (name >= 2)
     off_comma = commas[np.maximum(np.searchsorted(commas, eq - 2) - 1, 0)]
     off_ok = (off_comma > fd_end) & (a[off_comma + 1] == _SP) & (eq - 2 - (off_comma + 2) >= 1) \
@@ -202,7 +218,7 @@ def scan(data: bytes) -> Scan | None:
     offset = np.zeros(n, dtype=np.int64)
     dur = np.zeros(n)
     if len(h):
-        fd[h], ok = _number(A, fd_start[h], fd_end[h])
+        fd[h], ok = _number(A, fd_start[h], fd_digits_end[h])
         ret[h], ok2 = _number(A, eq[h] + 2, lt[h] - 1)
         ok &= ok2
         whole, ok2 = _number(A, lt[h] + 1, dot[h])
@@ -217,4 +233,4 @@ def scan(data: bytes) -> Scan | None:
             ok[p] &= ok2
         hot[h[~ok]] = False
     name[~hot] = -1
-    return Scan(n, absolute, pid, clock, hot, name, fd, ret, offset, dur, starts, ends)
+    return Scan(n, absolute, pid, clock, hot, name, fd, ret, offset, dur, starts, ends, path_start, path_end, buf)
