@@ -51,13 +51,24 @@ def test_it_fails_the_deployment_checks_when_debug_is_on():
     assert "security.W018" in done.stderr  # DEBUG on in deployment
 
 
-def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off():
+def test_the_web_server_and_workers_refuse_to_start_without_a_secret_key():
     env = production_env()
     del env["DJANGO_SECRET_KEY"]
-    done = manage("check", env=env)
+    done = subprocess.run([sys.executable, "-c", "import apps.wsgi"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
     assert done.returncode != 0
     assert "DJANGO_SECRET_KEY is not set" in done.stderr
     assert "DJANGO_DEBUG=1" in done.stderr  # and says how to run locally
+
+
+def test_manage_py_without_a_secret_is_a_development_machine_with_debug_on():
+    env = production_env(DJANGO_ALLOWED_HOSTS="127.0.0.1")
+    del env["DJANGO_SECRET_KEY"]
+    done = manage("shell", "-c", "from django.conf import settings; print(settings.DEBUG)", env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "True"
+    done = manage("shell", "-c", "from django.conf import settings; print(settings.DEBUG)", env=production_env())
+    assert done.returncode == 0 and done.stdout.strip().splitlines()[-1] == "False"  # a production secret: DEBUG off
 
 
 def test_it_sends_the_security_headers(client, settings):
