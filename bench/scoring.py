@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import django  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "apps.settings")
+os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-not-a-secret")  # production-like: DEBUG stays off
 django.setup()
 
 from apps.platforms.models import Platform  # noqa: E402
