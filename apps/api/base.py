@@ -16,9 +16,10 @@ from rest_framework import generics, serializers, views
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import JSONParser
 
+from apps.accounts.workspaces import Role, active_workspace, require_role
 from apps.api.authentication import AUTHENTICATION_CLASSES
 
-__all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "service_error", "ERRORS",
+__all__ = ["editable_workspace", "ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "service_error", "ERRORS",
            "not_ready", "NOT_READY"]
 
 
@@ -67,6 +68,14 @@ class ListCreateApiView(_NoLoginRedirect, generics.ListCreateAPIView):
     pass
 
 
+def editable_workspace(request):
+    """The request's active workspace (chosen in the session, else the user's personal one), if the user may create
+    things in it: the UI's rule (403 otherwise)."""
+    workspace = active_workspace(request)
+    require_role(request.user, workspace, Role.EDITOR)
+    return workspace
+
+
 def service_error(exc: Exception, fields: dict[str, str] | None = None, default: str = "non_field_errors"):
     """A service's refusal (``"field: why"``) as a DRF ValidationError keyed by the API field it names.
 
@@ -88,7 +97,8 @@ _errors = inline_serializer("ValidationErrors", {
 #: the error responses every authenticated operation can give
 ERRORS = {
     401: OpenApiResponse(_detail, description="no or invalid credentials"),
-    403: OpenApiResponse(_detail, description="authenticated by session without a CSRF token"),
+    403: OpenApiResponse(_detail, description="a role too low in the object's workspace (viewers read; editors "
+                                              "create, run, cancel and export), or a session without CSRF token"),
 }
 NOT_FOUND = {404: OpenApiResponse(_detail, description="no such object")}
 BAD_REQUEST = {400: OpenApiResponse(_errors, description="invalid input; the keys name the fields in error")}

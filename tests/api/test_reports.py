@@ -13,11 +13,11 @@ from apps.scenarios.services import create_demo_scenario, execute_replication, r
 
 
 @pytest.fixture
-def finished(catalogue, monkeypatch):
+def finished(catalogue, user, monkeypatch):
     from apps.scenarios import services
 
     monkeypatch.setattr(services, "dispatch_run", lambda run: None)
-    scenario = run_scenario(create_demo_scenario())
+    scenario = run_scenario(create_demo_scenario(user=user))  # in ada's personal workspace
     for run in scenario.runs():
         for rep in run.replication_set.all():
             execute_replication(str(run.id), rep.index)
@@ -57,8 +57,8 @@ def test_bad_requests_are_400_naming_the_field(api, finished, body, field):
     assert list(response.json()) == [field]
 
 
-def test_a_scenario_not_run_yet_cannot_be_reported(api, catalogue):
-    draft = create_demo_scenario()
+def test_a_scenario_not_run_yet_cannot_be_reported(api, catalogue, user):
+    draft = create_demo_scenario(user=user)
     response = api.post("/api/v1/reports/", {"scenario": str(draft.pk), "format": "csv"}, format="json")
     assert response.status_code == 400
     assert "draft" in response.json()["scenario"][0]

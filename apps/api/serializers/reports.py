@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
+from apps.accounts.workspaces import visible
 from apps.api.serializers.scenarios import StrictSerializer
 from apps.reports.models import Report
 from apps.scenarios.models import Scenario
@@ -16,6 +17,12 @@ class ReportRequestSerializer(StrictSerializer):
     scenario = serializers.PrimaryKeyRelatedField(queryset=Scenario.objects.all(), pk_field=serializers.UUIDField(),
                                                   help_text="a scenario whose runs have finished")
     format = serializers.ChoiceField(choices=Report.Format.choices)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:  # another workspace's scenario does not exist, as far as this user can tell
+            self.fields["scenario"].queryset = visible(Scenario.objects.all(), request.user)
 
 
 class ReportSerializer(serializers.ModelSerializer):

@@ -128,10 +128,12 @@ class ScenarioSerializer(serializers.ModelSerializer):
     workload = serializers.CharField(source="workload.slug")
     status = serializers.CharField(help_text="draft, running, succeeded, failed or cancelled")
     platforms = PlatformEntryOutSerializer(source="entries", many=True)
+    workspace = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,
+                                             help_text="the workspace it belongs to (null: shared)")
 
     class Meta:
         model = Scenario
-        fields = ["id", "url", "name", "workload", "workload_overrides", "replications", "seed", "tco_years",
+        fields = ["id", "url", "name", "workspace", "workload", "workload_overrides", "replications", "seed", "tco_years",
                   "epochs_per_year", "status", "platforms", "parent", "change", "created_at"]
 
 

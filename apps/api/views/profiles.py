@@ -7,10 +7,10 @@ from django.template.defaultfilters import filesizeformat
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.generics import get_object_or_404
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
+from apps.accounts.workspaces import Role, get_or_404, visible
 from apps.api.base import (
     BAD_REQUEST,
     ERRORS,
@@ -19,6 +19,7 @@ from apps.api.base import (
     ApiView,
     ListApiView,
     ListCreateApiView,
+    editable_workspace,
     service_error,
 )
 from apps.api.serializers.profiles import ImportSerializer, ProfileDetailSerializer, ProfileSerializer, UploadSerializer
@@ -34,7 +35,7 @@ class ImportList(ListCreateApiView):
     """Import jobs, newest first; upload a profile file (multipart) to start one."""
 
     serializer_class = ImportSerializer
-    queryset = ProfileImport.objects.select_related("platform")
+    queryset = ProfileImport.objects.none()
     parser_classes = [MultiPartParser, FormParser]
 
     def initialize_request(self, request, *args, **kwargs):
@@ -43,9 +44,13 @@ class ImportList(ListCreateApiView):
             request.upload_handlers = [LimitedUploadHandler(request), TemporaryFileUploadHandler(request)]
         return super().initialize_request(request, *args, **kwargs)
 
+    def get_queryset(self):
+        return visible(ProfileImport.objects.select_related("platform"), self.request.user)
+
     @extend_schema(request={"multipart/form-data": UploadSerializer},
                    responses={202: ImportSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
+        workspace = editable_workspace(request)
         upload = UploadSerializer(data=request.data)
         too_large = getattr(request._request, "too_large", [])
         if too_large:
@@ -59,15 +64,16 @@ class ImportList(ListCreateApiView):
         rel, size = services.store_upload(f.temporary_file_path(), f.name, move=True)
         try:
             job = services.create_import(upload_path=rel, filename=f.name[:255], size_bytes=size, fmt=d["format"],
-                                         user=request.user, platform=d.get("platform"), stage=d.get("stage"))
+                                         user=request.user, platform=d.get("platform"), stage=d.get("stage"),
+                                         workspace=workspace)
         except services.InvalidRequest as exc:
             raise service_error(exc, {"format": "format"}) from None
         services.dispatch_import(job)
         return Response(self.get_serializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
-def _job(job_id) -> ProfileImport:
-    return get_object_or_404(ProfileImport.objects.select_related("platform"), pk=job_id)
+def _job(request, job_id, need=Role.VIEWER) -> ProfileImport:
+    return get_or_404(ProfileImport.objects.select_related("platform"), request.user, need=need, pk=job_id)
 
 
 class ImportDetail(ApiView):
@@ -75,21 +81,24 @@ class ImportDetail(ApiView):
 
     @extend_schema(responses={200: ImportSerializer, **NOT_FOUND, **ERRORS})
     def get(self, request, job_id):
-        return Response(ImportSerializer(_job(job_id), context={"request": request}).data)
+        return Response(ImportSerializer(_job(request, job_id), context={"request": request}).data)
 
 
 class ImportCancel(ApiView):
     @extend_schema(request=None, responses={200: ImportSerializer, **NOT_FOUND, **ERRORS},
                    description="Ask a queued or running import to stop; a finished one is left as it is.")
     def post(self, request, job_id):
-        services.cancel_import(_job(job_id))
-        return Response(ImportSerializer(_job(job_id), context={"request": request}).data)
+        services.cancel_import(_job(request, job_id, need=Role.EDITOR))
+        return Response(ImportSerializer(_job(request, job_id), context={"request": request}).data)
 
 
 @extend_schema_view(get=extend_schema(responses={200: ProfileSerializer(many=True), **ERRORS}))
 class ProfileList(ListApiView):
     serializer_class = ProfileSerializer
-    queryset = Profile.objects.select_related("platform")
+    queryset = Profile.objects.none()
+
+    def get_queryset(self):
+        return visible(Profile.objects.select_related("platform"), self.request.user)
 
 
 class ProfileDetail(ApiView):
@@ -97,5 +106,5 @@ class ProfileDetail(ApiView):
 
     @extend_schema(responses={200: ProfileDetailSerializer, **NOT_FOUND, **ERRORS})
     def get(self, request, profile_id):
-        profile = get_object_or_404(Profile.objects.select_related("platform"), pk=profile_id)
+        profile = get_or_404(Profile.objects.select_related("platform"), request.user, pk=profile_id)
         return Response(ProfileDetailSerializer(profile, context={"request": request}).data)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
+from apps.accounts.workspaces import Role, get_or_404, visible
 from apps.api.base import (
     BAD_REQUEST,
     ERRORS,
@@ -16,6 +16,7 @@ from apps.api.base import (
     UNSUPPORTED,
     ApiView,
     ListCreateApiView,
+    editable_workspace,
     not_ready,
     service_error,
 )
@@ -43,8 +44,9 @@ def _scenarios():
     return Scenario.objects.select_related("workload").prefetch_related("entries__platform")
 
 
-def _scenario(scenario_id) -> Scenario:
-    return get_object_or_404(_scenarios(), pk=scenario_id)
+def _scenario(request, scenario_id, need=Role.VIEWER) -> Scenario:
+    """A scenario of one of the user's workspaces (404 otherwise), with at least role ``need`` there (403)."""
+    return get_or_404(_scenarios(), request.user, need=need, pk=scenario_id)
 
 
 def _entries(platforms: list[dict]) -> list[tuple]:
@@ -75,30 +77,32 @@ class ScenarioList(ListCreateApiView):
     queryset = Scenario.objects.none()
 
     def get_queryset(self):
-        return _scenarios().prefetch_related("entries__run")
+        return visible(_scenarios().prefetch_related("entries__run"), self.request.user)
 
     @extend_schema(request=ScenarioCreateSerializer, responses={201: ScenarioSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         data = ScenarioCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
+        workspace = editable_workspace(request)
         try:
             scenario = services.create_scenario(
                 name=d["name"], workload=d["workload"], entries=_entries(d["platforms"]),
                 workload_overrides=dict(d.get("workload_overrides") or {}), replications=d["replications"],
                 seed=d["seed"], tco_years=d["tco_years"], epochs_per_year=d["epochs_per_year"], user=request.user,
+                workspace=workspace,
             )
             if d["run"]:
                 services.run_scenario(scenario, user=request.user)
         except services.InvalidScenario as exc:
             raise _entry_error(exc) from None
-        return Response(self.get_serializer(_scenario(scenario.pk)).data, status=status.HTTP_201_CREATED)
+        return Response(self.get_serializer(_scenario(request, scenario.pk)).data, status=status.HTTP_201_CREATED)
 
 
 class ScenarioDetail(ApiView):
     @extend_schema(responses={200: ScenarioSerializer, **NOT_FOUND, **ERRORS})
     def get(self, request, scenario_id):
-        return Response(ScenarioSerializer(_scenario(scenario_id), context={"request": request}).data)
+        return Response(ScenarioSerializer(_scenario(request, scenario_id), context={"request": request}).data)
 
 
 class ScenarioRun(ApiView):
@@ -106,20 +110,20 @@ class ScenarioRun(ApiView):
 
     @extend_schema(request=None, responses={202: ScenarioStatusSerializer, **BAD_REQUEST, **NOT_FOUND, **ERRORS})
     def post(self, request, scenario_id):
-        scenario = _scenario(scenario_id)
+        scenario = _scenario(request, scenario_id, need=Role.EDITOR)
         try:
             services.run_scenario(scenario, user=request.user)
         except services.InvalidScenario as exc:
             raise _entry_error(exc) from None
-        return Response(_status(_scenario(scenario_id)), status=status.HTTP_202_ACCEPTED)
+        return Response(_status(_scenario(request, scenario_id)), status=status.HTTP_202_ACCEPTED)
 
 
 class ScenarioCancel(ApiView):
     @extend_schema(request=None, responses={200: ActionResultSerializer, **NOT_FOUND, **ERRORS})
     def post(self, request, scenario_id):
-        scenario = _scenario(scenario_id)
+        scenario = _scenario(request, scenario_id, need=Role.EDITOR)
         cancelled = services.cancel_scenario(scenario)
-        return Response({"cancelled": cancelled, "status": _scenario(scenario_id).status()})
+        return Response({"cancelled": cancelled, "status": _scenario(request, scenario_id).status()})
 
 
 def _status(scenario: Scenario) -> dict:
@@ -136,7 +140,7 @@ class ScenarioStatus(ApiView):
 
     @extend_schema(responses={200: ScenarioStatusSerializer, **NOT_FOUND, **ERRORS})
     def get(self, request, scenario_id):
-        return Response(_status(_scenario(scenario_id)))
+        return Response(_status(_scenario(request, scenario_id)))
 
 
 class ScenarioResults(ApiView):
@@ -147,7 +151,7 @@ class ScenarioResults(ApiView):
         responses={200: ScenarioResultsSerializer, **NOT_READY, **NOT_FOUND, **ERRORS},
     )
     def get(self, request, scenario_id):
-        scenario = _scenario(scenario_id)
+        scenario = _scenario(request, scenario_id)
         results = services.scenario_results(scenario)
         if results is None:
             return not_ready(scenario.status())
@@ -172,37 +176,40 @@ class RunList(ListCreateApiView):
     queryset = SimulationRun.objects.none()
 
     def get_queryset(self):
-        return SimulationRun.objects.select_related("platform", "workload")
+        return visible(SimulationRun.objects.select_related("platform", "workload"), self.request.user)
 
     @extend_schema(request=RunCreateSerializer, responses={201: RunSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         data = RunCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
+        workspace = editable_workspace(request)
         try:
             run = services.create_run(platform=d["platform"], workload=d["workload"],
                                       options=_plain(d.get("options") or {}), seed=d["seed"],
-                                      replications=d["replications"], user=request.user, label=d["label"])
+                                      replications=d["replications"], user=request.user, label=d["label"],
+                                      workspace=workspace)
         except services.InvalidScenario as exc:
             raise service_error(exc, RUN_FIELDS, default="options") from None
         services.dispatch_run(run)
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
 
 
-def _run(run_id) -> SimulationRun:
-    return get_object_or_404(SimulationRun.objects.select_related("platform", "workload"), pk=run_id)
+def _run(request, run_id, need=Role.VIEWER) -> SimulationRun:
+    return get_or_404(SimulationRun.objects.select_related("platform", "workload"), request.user, need=need,
+                      pk=run_id)
 
 
 class RunDetail(ApiView):
     @extend_schema(responses={200: RunSerializer, **NOT_FOUND, **ERRORS})
     def get(self, request, run_id):
-        return Response(RunSerializer(_run(run_id), context={"request": request}).data)
+        return Response(RunSerializer(_run(request, run_id), context={"request": request}).data)
 
 
 class RunStatus(ApiView):
     @extend_schema(responses={200: RunStatusSerializer, **NOT_FOUND, **ERRORS})
     def get(self, request, run_id):
-        run = _run(run_id)
+        run = _run(request, run_id)
         return Response(RunStatusSerializer({"status": run.status, "progress": round(run.progress(), 4),
                                              "error": run.error, "finished": run.is_finished}).data)
 
@@ -211,7 +218,7 @@ class RunCancel(ApiView):
     @extend_schema(request=None, responses={200: RunStatusSerializer, **NOT_FOUND, **ERRORS},
                    description="Cancel a queued or running run; a finished run is left as it is.")
     def post(self, request, run_id):
-        run = _run(run_id)
+        run = _run(request, run_id, need=Role.EDITOR)
         services.cancel_run(run)
         run.refresh_from_db()
         return Response(RunStatusSerializer({"status": run.status, "progress": round(run.progress(), 4),
