@@ -1,6 +1,7 @@
 """Profile parser speed: generate large strace / CSV / pidstat files in var/ and time each parser on one core.
 
-    python bench/parse_profiles.py [--mb 200] [--repeat 3] [--formats strace,skyplan_csv,chiles_csv,pidstat] [--keep]
+    python bench/parse_profiles.py [--mb 200] [--repeat 3] [--formats strace,strace_y,skyplan_csv,chiles_csv,pidstat]
+                                   [--keep]
 
 Each parser runs in a fresh process pinned to one CPU, so its peak RSS is its own; each format is
 parsed ``--repeat`` times and the best (least CPU time) is reported, with the load average seen.  The generated
@@ -24,37 +25,47 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 VAR = ROOT / "var" / "bench-profiles"
-TARGETS = {"strace": 50.0, "skyplan_csv": 200.0, "chiles_csv": 200.0, "pidstat": None}
+TARGETS = {"strace": 50.0, "strace_y": 50.0, "skyplan_csv": 200.0, "chiles_csv": 200.0, "pidstat": None}
+#: the parser each generated file is read with (strace_y: strace -ttt -T -y text)
+PARSER = {"strace_y": "strace"}
 PREVIEW = '"\\356\\200k\\270*\\254\\277ZQ\\35\\26\\272*+\\237;\\324\'_\\374u\\303\\242\\337\\4_O\\226\\215\\0h]"...'
 
 
-def _strace_lines(rng: random.Random, n: int, clock: list[float]) -> str:
-    """n strace -f -tt -T lines: a sequential 1 MiB reader (pid 4001), a random 4 KiB reader (pid 4002)
-    and, one line in ten, the calls around them (fstat, lseek, openat/close)."""
+def _strace_lines(rng: random.Random, n: int, clock: list[float], y: bool = False) -> str:
+    """n strace -f -tt -T lines (with ``y``: -ttt -T -y, descriptors printed with their paths, as in
+    fixtures/profiles/rand_read.strace): a sequential 1 MiB reader (pid 4001), a random 4 KiB reader
+    (pid 4002) and, one line in ten, the calls around them (fstat, lseek, openat/close)."""
     out = []
     off = clock[1]
+    fd3, fd5, fd6 = ("3</data/day1.ms/table.f1>", "5</data/image.tmp>", "6</data/day{}.ms/table.f1>") if y \
+        else ("3", "5", "6")
+    cwd = "AT_FDCWD</data>" if y else "AT_FDCWD"
     for _ in range(n):
         clock[0] += rng.expovariate(1 / 0.0002)
         t = clock[0]
-        h, rem = divmod(t, 3600)
-        m, s = divmod(rem, 60)
-        stamp = f"{int(h) % 24:02d}:{int(m):02d}:{s:09.6f}"
+        if y:
+            stamp = f"{1795314676 + t:.6f}"
+        else:
+            h, rem = divmod(t, 3600)
+            m, s = divmod(rem, 60)
+            stamp = f"{int(h) % 24:02d}:{int(m):02d}:{s:09.6f}"
         r = rng.random()
         if r < 0.5:
-            out.append(f"4001 {stamp} read(3, {PREVIEW}, 1048576) = 1048576 <0.000{rng.randrange(100, 999)}>")
+            out.append(f"4001 {stamp} read({fd3}, {PREVIEW}, 1048576) = 1048576 <0.000{rng.randrange(100, 999)}>")
             off += 1048576
         elif r < 0.9:
             o = rng.randrange(262144) * 4096
-            out.append(f"4002 {stamp} pread64(5, {PREVIEW}, 4096, {o}) = 4096 <0.000{rng.randrange(10, 99):03d}>")
+            out.append(f"4002 {stamp} pread64({fd5}, {PREVIEW}, 4096, {o}) = 4096 <0.000{rng.randrange(10, 99):03d}>")
         elif r < 0.95:
-            out.append(f'4002 {stamp} newfstatat(5, "", {{st_mode=S_IFREG|0644, st_size=1073741824, ...}}, '
+            out.append(f'4002 {stamp} newfstatat({fd5}, "", {{st_mode=S_IFREG|0644, st_size=1073741824, ...}}, '
                        f"AT_EMPTY_PATH) = 0 <0.000009>")
         elif r < 0.98:
-            out.append(f"4001 {stamp} lseek(3, 0, SEEK_CUR) = {off} <0.000008>")
+            out.append(f"4001 {stamp} lseek({fd3}, 0, SEEK_CUR) = {off} <0.000008>")
         else:
-            out.append(f'4001 {stamp} openat(AT_FDCWD, "/data/day{rng.randrange(100)}.ms/table.f1", O_RDONLY|O_CLOEXEC) '
-                       f"= 6 <0.000021>")
-            out.append(f"4001 {stamp} close(6) = 0 <0.000008>")
+            day = rng.randrange(100)
+            out.append(f'4001 {stamp} openat({cwd}, "/data/day{day}.ms/table.f1", O_RDONLY|O_CLOEXEC) '
+                       f"= {fd6.format(day)} <0.000021>")
+            out.append(f"4001 {stamp} close({fd6.format(day)}) = 0 <0.000008>")
     clock[1] = off
     return "\n".join(out) + "\n"
 
@@ -69,6 +80,15 @@ def generate(fmt: str, path: Path, mb: float) -> None:
             f.write('4002 02:30:00.000001 openat(AT_FDCWD, "/data/image.tmp", O_RDONLY|O_CLOEXEC) = 5 <0.000020>\n')
             while f.tell() < target:
                 f.write(_strace_lines(rng, 20000, clock))
+            return
+        if fmt == "strace_y":
+            clock = [0.0, 0.0]
+            f.write('4001 1795314676.000000 openat(AT_FDCWD</data>, "/data/day1.ms/table.f1", O_RDONLY|O_CLOEXEC) '
+                    '= 3</data/day1.ms/table.f1> <0.000020>\n')
+            f.write('4002 1795314676.000001 openat(AT_FDCWD</data>, "/data/image.tmp", O_RDONLY|O_CLOEXEC) '
+                    '= 5</data/image.tmp> <0.000020>\n')
+            while f.tell() < target:
+                f.write(_strace_lines(rng, 20000, clock, y=True))
             return
         import numpy as np
         import pandas as pd
@@ -126,7 +146,7 @@ def run_one(fmt: str, path: str) -> dict:
 
     base_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # the interpreter with pandas loaded
     start, cpu0 = time.perf_counter(), time.process_time()
-    parsed = parse(path, fmt)
+    parsed = parse(path, PARSER.get(fmt, fmt))
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu0
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rows = parsed.meta.get("lines") or parsed.meta.get("samples")
@@ -143,7 +163,7 @@ def run_one(fmt: str, path: str) -> dict:
         cpu0 = time.process_time()
         pd.read_csv(io.BytesIO(data), skiprows=skip, header=None, dtype=float, na_filter=False)
         out["reference_cpu_seconds"] = time.process_time() - cpu0
-    elif fmt == "strace":
+    elif fmt.startswith("strace"):
         # the floor of a Python parser: splitting every line into fields and nothing else
         with open(path, encoding="latin-1") as f:
             cpu0 = time.process_time()
@@ -163,7 +183,7 @@ def _load() -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=200.0, help="size of each generated file (MB)")
-    ap.add_argument("--formats", default="strace,skyplan_csv,chiles_csv,pidstat")
+    ap.add_argument("--formats", default="strace,strace_y,skyplan_csv,chiles_csv,pidstat")
     ap.add_argument("--repeat", type=int, default=3, help="parse each file this many times; report the best")
     ap.add_argument("--keep", action="store_true", help="keep the generated files in var/bench-profiles/")
     ap.add_argument("--run", nargs=2, metavar=("FORMAT", "PATH"), help=argparse.SUPPRESS)

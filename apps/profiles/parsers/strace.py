@@ -50,6 +50,7 @@ _LINE = re.compile(
     r"|(--- .* ---|\+\+\+ .* \+\+\+)"  # signal or exit
     r")$"
 )
+_STAMP = re.compile(r"\d+:\d\d:\d\d\.\d+|\d+\.\d+").fullmatch
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _FD_PATH = re.compile(r"^(-?\d+)(?:<(.*)>)?")
 _LAST_NUM = re.compile(r", (-?\d+)$")
@@ -454,7 +455,7 @@ def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str]
                 if rw is not None:
                     args, sep, res = rest.rpartition(") = ")
                     ret, _, dur = res.partition(" ")
-                    if (sep and ret.isdigit() and dur[:1] == "<" and line[-1] == ">" and pid_s.isdigit()
+                    if (sep and ret.isdecimal() and dur[:1] == "<" and line[-1] == ">" and pid_s.isdecimal()
                             and not line.endswith("<unfinished ...>")):
                         try:
                             d = float(dur[1:-1])
@@ -463,6 +464,9 @@ def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str]
                         else:
                             name = rest[:op]
                             pid = int(pid_s)
+                            if not _STAMP(stamp):  # float() would take "1e400", "inf", "1_0"
+                                raise ParseError(filename, first + i, "a time stamp HH:MM:SS.micro or "
+                                                                      f"seconds.micro, got {stamp!r}")
                     else:
                         rw = None
             if rw is None:
@@ -543,25 +547,29 @@ def _scan_pairs(sc: Scan, h: np.ndarray, hot: np.ndarray) -> tuple[np.ndarray, n
     in bytes its fingerprint does not cover (the caller then parses the chunk line by line)."""
     pid_h, fd_h = sc.pid[h], sc.fd[h]
     seg = np.cumsum(~hot)[h]
-    keys, key_of = np.unique((pid_h << 24) | fd_h, return_inverse=True)
+    key = ((pid_h << 24) | fd_h).view(np.uint64)
     plen = (sc.path_end - sc.path_start)[h]
-    if plen.any():  # -y: the path is part of the key (fingerprint: length, first and last 8 bytes)
+    if plen.any():  # -y: the path is part of the key, by a hash of its length and first and last 8 bytes
         ps = sc.path_start[h]
-        fp = np.stack([plen, np.where(plen > 0, sc.words_at(ps), 0).view(np.int64),
-                       np.where(plen > 0, sc.words_at(np.maximum(ps + plen - 8, ps)), 0).view(np.int64)])
-        _, fp_of = np.unique(fp, axis=1, return_inverse=True)
-        fp_of = fp_of.reshape(-1)
-        _, key_of = np.unique(key_of * (int(fp_of.max()) + 1) + fp_of, return_inverse=True)
-        key_of = key_of.reshape(-1)
-        keys = np.arange(int(key_of.max()) + 1)
-    _, first_at, pair_of = np.unique(seg * len(keys) + key_of, return_inverse=True, return_index=True)
-    if plen.any():
-        rep = first_at[pair_of]  # each line's group representative (index into h)
+        w1 = np.where(plen > 0, sc.words_at(ps), np.uint64(0))
+        w2 = np.where(plen > 0, sc.words_at(np.maximum(ps + plen - 8, ps)), np.uint64(0))
+        with np.errstate(over="ignore"):
+            key = (key * _H[0]) ^ (plen.view(np.uint64) * _H[1]) ^ (w1 * _H[2]) ^ (w2 * _H[3])
+    keys, key_of = np.unique(key, return_inverse=True)
+    _, first_at, pair_of = np.unique(seg * len(keys) + key_of.reshape(-1), return_inverse=True, return_index=True)
+    if plen.any():  # check, byte for byte, that each line's descriptor and path are its group's
+        rep = first_at[pair_of]
+        same = (pid_h == pid_h[rep]) & (fd_h == fd_h[rep]) & (plen == plen[rep]) & (w1 == w1[rep]) & (w2 == w2[rep])
         for k in range(8, int(plen.max()) - 8, 8):
             m = plen > k + 8
-            if (sc.words_at(ps[m] + k) != sc.words_at(ps[rep[m]] + k)).any():
-                return None
+            same[m] &= sc.words_at(ps[m] + k) == sc.words_at(ps[rep[m]] + k)
+        if not same.all():
+            return None
     return seg, first_at, pair_of
+
+
+#: odd multipliers mixing the parts of a hot line's key (descriptor, path length, path bytes)
+_H = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 
 
 def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: bytes, first: int) -> np.ndarray | None:
