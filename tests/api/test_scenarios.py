@@ -133,3 +133,9 @@ def test_a_run_option_the_simulator_refuses_is_400_on_options(api, catalogue):
     assert response.status_code == 400
     assert "quantum" in response.json()["options"][0]
     assert not SimulationRun.objects.exists()
+
+
+def test_bodies_are_json(api, catalogue):
+    response = api.post("/api/v1/scenarios/", {"name": "form"}, format="multipart")
+    assert response.status_code == 415
+    assert not Scenario.objects.exists()
