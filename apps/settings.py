@@ -201,7 +201,9 @@ _broker = env_str("CELERY_BROKER_URL", "")
 if _broker:
     CELERY_BROKER_URL = _broker
     CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", _broker if _broker.startswith("redis") else "")
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+    # Redis hands an unacknowledged task to another worker after the visibility timeout: keep it above the task
+    # time limit, or a long task could run twice at once.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": 2 * env_int("CELERY_TASK_TIME_LIMIT", 3600)}
 else:
     # Embedded broker: kombu's file-system transport, shared by the web process and the worker.
     _queue_dir = VAR_DIR / "broker" / "queue"
