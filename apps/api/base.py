@@ -15,12 +15,13 @@ from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import generics, serializers, views
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
 
 from apps.accounts.workspaces import Role, active_workspace, require_role
 from apps.api.authentication import AUTHENTICATION_CLASSES
 
-__all__ = ["editable_workspace", "ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "service_error", "ERRORS",
-           "not_ready", "NOT_READY"]
+__all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "editable_workspace",
+           "service_error", "not_ready", "ERRORS", "NOT_FOUND", "BAD_REQUEST", "UNSUPPORTED", "NOT_READY"]
 
 
 class ApiSchema(AutoSchema):
@@ -81,7 +82,7 @@ def service_error(exc: Exception, fields: dict[str, str] | None = None, default:
 
     ``fields`` maps the first word of the service's message (before ``.``, ``[`` or ``:``) to the API field."""
     message = str(exc)
-    head, sep, rest = message.partition(": ")
+    head, sep, _ = message.partition(": ")
     key = head.split(".")[0].split("[")[0] if sep else ""
     fields = fields or {}
     if key in fields:
@@ -109,7 +110,6 @@ NOT_READY = {409: OpenApiResponse(
 )}
 
 
-def not_ready(status: str):
-    from rest_framework.response import Response
-
+def not_ready(status: str) -> Response:
+    """The 409 answer to a request for what a job has not produced yet."""
     return Response({"detail": f"not finished yet (status: {status}); poll the status", "status": status}, status=409)
