@@ -2,16 +2,16 @@
 
 :func:`scan` looks at every line of a chunk at once and returns, per line, its PID and time
 stamp and — for the lines that are plain ``read``/``write``/``pread64``/``pwrite64`` calls on a
-numeric descriptor (the bulk of an I/O trace) — the call, descriptor, result, offset and
-duration.  Other lines (opens, seeks, closes, unfinished calls, signals, descriptors printed
-with ``-y`` paths) are marked for the per-line parser.  It returns ``None`` when the chunk is
+numeric descriptor, with or without its ``-y`` path (the bulk of an I/O trace) — the call,
+descriptor, where its path is, result, offset and duration.  Other lines (opens, seeks, closes,
+unfinished calls, signals) are marked for the per-line parser.  It returns ``None`` when the chunk is
 not in the one layout it knows (``PID SP TIME SP ...`` with ``-tt`` or ``-ttt`` microsecond
 stamps on every line), and the caller parses that chunk line by line as before.
 
 Numbers are read from their bytes: the 16 bytes before a number's end are loaded as two
 64-bit words (from aligned words, joined by shifts), the bytes before the number are
-shifted out, and the digits combined by the SWAR multiply-shift trick.  A span is all
-digits when a running count of non-digit bytes does not change across it.
+shifted out (replaced by '0'), the words checked to hold only digits, and the digits combined
+by the SWAR multiply-shift trick.
 """
 
 from __future__ import annotations
