@@ -40,6 +40,9 @@ class BenchmarkRun(models.Model):
     task_id = models.CharField(max_length=64, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="benchmark_runs",
+                                  help_text="who may see it (none: shared, e.g. from the command line)")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

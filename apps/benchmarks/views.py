@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.workspaces import (
+    Role,
+    active_workspace,
+    get_or_404,
+    require_catalogue_maintainer,
+    require_role,
+    visible,
+)
 from apps.benchmarks import charts, services
 from apps.benchmarks.forms import ApplyForm, BenchmarkForm
 from apps.benchmarks.models import BenchmarkRun
@@ -14,10 +22,13 @@ from apps.benchmarks.models import BenchmarkRun
 
 def run_list(request):
     form = BenchmarkForm(request.POST or None, initial=request.GET.dict() or None)
+    if request.method == "POST":
+        require_role(request.user, active_workspace(request), Role.EDITOR)
     if request.method == "POST" and form.is_valid():
         try:
             run = services.create_benchmark(platform=form.cleaned_data["platform"], kind=form.cleaned_data["kind"],
-                                            parameters=form.parameters(), user=request.user)
+                                            parameters=form.parameters(), user=request.user,
+                                            workspace=active_workspace(request))
         except services.InvalidBenchmark as exc:
             field, _, message = str(exc).partition(": ")
             name = field.split(".")[-1]
@@ -26,13 +37,17 @@ def run_list(request):
             services.dispatch(run)
             return redirect(run)
     services.fail_lost_runs(min_interval_s=10.0)
-    runs = BenchmarkRun.objects.select_related("platform")[:50]
+    runs = visible(BenchmarkRun.objects.select_related("platform"), request.user)[:50]
     return render(request, "benchmarks/list.html",
                   {"form": form, "runs": runs, "hosts": services.hosts_online()})
 
 
+def _run(request, run_id, need=Role.VIEWER) -> BenchmarkRun:
+    return get_or_404(BenchmarkRun.objects.select_related("platform"), request.user, need=need, pk=run_id)
+
+
 def run_detail(request, run_id):
-    run = get_object_or_404(BenchmarkRun.objects.select_related("platform"), pk=run_id)
+    run = _run(request, run_id)
     if not run.is_finished and services.fail_lost_runs(run, min_interval_s=10.0):
         run.refresh_from_db()
     return render(request, "benchmarks/detail.html", {
@@ -42,7 +57,7 @@ def run_detail(request, run_id):
 
 
 def run_status(request, run_id):
-    run = get_object_or_404(BenchmarkRun, pk=run_id)
+    run = _run(request, run_id)
     if not run.is_finished and services.fail_lost_runs(run, min_interval_s=10.0):
         run.refresh_from_db()
     return JsonResponse({"status": run.status, "progress": round(1.0 if run.status == "succeeded" else run.progress, 4),
@@ -51,14 +66,15 @@ def run_status(request, run_id):
 
 @require_POST
 def run_cancel(request, run_id):
-    run = get_object_or_404(BenchmarkRun, pk=run_id)
+    run = _run(request, run_id, need=Role.EDITOR)
     messages.info(request, "Benchmark cancelled." if services.cancel(run) else f"The benchmark had already {run.status}.")
     return redirect(run)
 
 
 @require_POST
 def run_apply(request, run_id):
-    run = get_object_or_404(BenchmarkRun.objects.select_related("platform"), pk=run_id)
+    run = _run(request, run_id)
+    require_catalogue_maintainer(request.user)
     form = ApplyForm(request.POST, platform=run.platform)
     if not form.is_valid():
         messages.error(request, "Choose one of this platform's storage tiers.")

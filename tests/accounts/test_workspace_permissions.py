@@ -14,6 +14,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from apps.accounts.models import Membership, Role
 from apps.accounts.workspaces import personal_workspace
+from apps.benchmarks.services import create_benchmark
 from apps.platforms.models import Platform
 from apps.profiles.models import Calibration
 from apps.profiles.services import import_file
@@ -53,9 +54,10 @@ def world(db, catalogue, django_user_model):
         stage=WorkloadStage.objects.get(workload__slug="chiles-epoch1", name="split"),
         platform=Platform.objects.get(slug="magnus"), node_type="x", storage_tier="", demands={"overhead": 1.0},
         measured_s=10.0, method="a test calibration", workspace=workspace)
+    benchmark = create_benchmark(platform=Platform.objects.get(slug="magnus"), kind="cpu", user=users["alice"])
     as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": users["alice"]}
     return {"users": as_role, "workspace": workspace, "scenario": scenario, "run": run, "report": report,
-            "search": search, "job": job, "profile": job.profile, "calibration": calibration}
+            "search": search, "job": job, "profile": job.profile, "calibration": calibration, "benchmark": benchmark}
 
 
 #: URL name -> (method, which object's id, least role, POST data); every workspace-owned URL of the project
@@ -85,6 +87,10 @@ OWNED = {
     "profiles:import_cancel": ("post", "job", Role.EDITOR, {}),
     "profiles:calibration": ("get", "calibration", Role.VIEWER, None),
     "profiles:calibration_apply": ("post", "calibration", MAINTAINER, {}),
+    "benchmarks:run": ("get", "benchmark", Role.VIEWER, None),
+    "benchmarks:run_status": ("get", "benchmark", Role.VIEWER, None),
+    "benchmarks:run_cancel": ("post", "benchmark", Role.EDITOR, {}),
+    "benchmarks:run_apply": ("post", "benchmark", MAINTAINER, {}),
 }
 #: URLs that are not about one workspace's object: lists (filtered to the user's workspaces), the shared
 #: read-only catalogue, the builder (creates in the active workspace) and the user's own workspace pages
@@ -95,10 +101,11 @@ NOT_OWNED = {
     "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:criteria",
     "scoring:criterion", "scoring:criterion_delete", "scoring:criteria_reset", "scoring:score", "scoring:tco",
     "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
+    "benchmarks:list",
 }
-#: workspace scoping still to come for these (profiles, benchmarks, the REST API and the Django admin, which
-#: is for staff): listed so that a new URL cannot slip through unclassified
-NOT_YET_SCOPED_PREFIXES = ("benchmarks:", "api", "admin:", "schema", "swagger", "redoc")
+#: covered elsewhere: the REST API (tests/api, the same rules through the same lookups) and the Django admin (staff
+#: only); listed so that a new URL cannot slip through unclassified
+NOT_YET_SCOPED_PREFIXES = ("api", "admin:", "schema", "swagger", "redoc")
 
 
 def _names(patterns, prefix=""):
@@ -121,7 +128,7 @@ def _url(name, world):
     method, which, need, data = OWNED[name]
     obj = world[which]
     kwarg = {"run": "run_id", "scenario": "scenario_id", "report": "report_id", "search": "search_id",
-             "profile": "profile_id", "job": "job_id", "calibration": "cal_id"}[which]
+             "profile": "profile_id", "job": "job_id", "calibration": "cal_id", "benchmark": "run_id"}[which]
     return reverse(name, kwargs={kwarg: obj.pk}), method, need, data
 
 
@@ -162,6 +169,7 @@ def test_lists_show_only_the_users_workspaces(client, world):
         body = client.get(url).content.decode()
         assert world["scenario"].name not in body and str(world["run"].pk) not in body, url
         assert str(world["search"].pk) not in body and str(world["scenario"].pk) not in body, url
+    assert str(world["benchmark"].pk) not in client.get("/benchmarks/").content.decode()
     body = client.get("/profiles/").content.decode()
     assert world["profile"].get_absolute_url() not in body and str(world["job"].pk) not in body
     client.force_login(world["users"]["viewer"])

@@ -71,6 +71,10 @@ def test_storage_and_minipipeline_benchmarks_run_on_the_platforms_worker(bench_w
     assert {p["jobs"] for p in storage.result["points"]} == {1, 2}
 
     tier = platform.storage_tiers.get()
+    # the reference catalogue is shared and read-only: a maintainer (staff) applies measurements to it
+    assert client.post(f"/benchmarks/{storage.id}/apply/", {"tier": tier.pk}).status_code == 403
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
     response = client.post(f"/benchmarks/{storage.id}/apply/", {"tier": tier.pk})
     assert response.status_code == 302
     tier.refresh_from_db()

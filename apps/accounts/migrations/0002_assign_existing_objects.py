@@ -1,4 +1,4 @@
-"""Existing scenarios, runs, searches, profiles, imports and calibrations move to their creator's personal
+"""Existing scenarios, runs, searches, profiles, imports, calibrations and benchmark runs move to their creator's personal
 workspace (created here); those without a creator stay shared."""
 
 from django.db import migrations
@@ -27,7 +27,8 @@ def assign(apps, schema_editor):
     cache = {}
     for app_label, model_name in (("scenarios", "Scenario"), ("scenarios", "SimulationRun"),
                                   ("scoring", "ConfigurationSearch"), ("profiles", "Profile"),
-                                  ("profiles", "ProfileImport"), ("profiles", "Calibration")):
+                                  ("profiles", "ProfileImport"), ("profiles", "Calibration"),
+                                  ("benchmarks", "BenchmarkRun")):
         model = apps.get_model(app_label, model_name)
         for obj in model.objects.filter(workspace__isnull=True, created_by__isnull=False).select_related("created_by"):
             obj.workspace = _personal(Workspace, Membership, obj.created_by, cache)
@@ -40,6 +41,7 @@ class Migration(migrations.Migration):
         ("scenarios", "0003_scenario_workspace_simulationrun_workspace"),
         ("scoring", "0003_configurationsearch_workspace"),
         ("profiles", "0002_calibration_workspace_profile_workspace_and_more"),
+        ("benchmarks", "0002_benchmarkrun_workspace"),
     ]
 
     operations = [migrations.RunPython(assign, migrations.RunPython.noop)]
