@@ -58,3 +58,13 @@ def test_an_editor_runs_and_the_runs_are_in_the_scenarios_workspace(bob, adas_sc
     assert bob.post(f"/api/v1/scenarios/{adas_scenario['id']}/run/").status_code == 202
     runs = bob.get("/api/v1/runs/").json()
     assert runs["count"] == 2
+
+
+def test_another_workspaces_benchmark_is_not_found(api, bob, catalogue, monkeypatch):
+    from apps.benchmarks import services
+
+    monkeypatch.setattr(services, "dispatch", lambda run: None)
+    run = api.post("/api/v1/benchmarks/", {"platform": "magnus", "kind": "cpu"}, format="json").json()
+    assert bob.get(f"/api/v1/benchmarks/{run['id']}/").status_code == 404
+    assert bob.get("/api/v1/benchmarks/").json()["count"] == 0
+    assert api.get("/api/v1/benchmarks/").json()["count"] == 1

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
-from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
+from apps.accounts.workspaces import Role, get_or_404, visible
 from apps.api.base import (
     BAD_REQUEST,
     ERRORS,
@@ -15,6 +15,7 @@ from apps.api.base import (
     UNSUPPORTED,
     ApiView,
     ListCreateApiView,
+    editable_workspace,
     not_ready,
     service_error,
 )
@@ -35,24 +36,29 @@ class BenchmarkList(ListCreateApiView):
     """Benchmark runs, newest first; request one (it waits on bench.<platform> for a worker on that host)."""
 
     serializer_class = BenchmarkSerializer
-    queryset = BenchmarkRun.objects.select_related("platform")
+    queryset = BenchmarkRun.objects.none()
+
+    def get_queryset(self):
+        return visible(BenchmarkRun.objects.select_related("platform"), self.request.user)
 
     @extend_schema(request=BenchmarkCreateSerializer, responses={202: BenchmarkSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         data = BenchmarkCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
+        workspace = editable_workspace(request)
         try:
             run = services.create_benchmark(platform=d["platform"], kind=d["kind"],
-                                            parameters=dict(d.get("parameters") or {}), user=request.user)
+                                            parameters=dict(d.get("parameters") or {}), user=request.user,
+                                            workspace=workspace)
         except services.InvalidBenchmark as exc:
             raise service_error(exc, {"kind": "kind", "parameters": "parameters"}) from None
         services.dispatch(run)
         return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
-def _run(run_id) -> BenchmarkRun:
-    return get_object_or_404(BenchmarkRun.objects.select_related("platform"), pk=run_id)
+def _run(request, run_id, need=Role.VIEWER) -> BenchmarkRun:
+    return get_or_404(BenchmarkRun.objects.select_related("platform"), request.user, need=need, pk=run_id)
 
 
 def _status(run: BenchmarkRun) -> dict:
@@ -63,21 +69,21 @@ def _status(run: BenchmarkRun) -> dict:
 class BenchmarkDetail(ApiView):
     @extend_schema(responses={200: BenchmarkSerializer, **NOT_FOUND, **ERRORS})
     def get(self, request, run_id):
-        return Response(BenchmarkSerializer(_run(run_id), context={"request": request}).data)
+        return Response(BenchmarkSerializer(_run(request, run_id), context={"request": request}).data)
 
 
 class BenchmarkStatus(ApiView):
     @extend_schema(responses={200: BenchmarkStatusSerializer, **NOT_FOUND, **ERRORS})
     def get(self, request, run_id):
-        return Response(_status(_run(run_id)))
+        return Response(_status(_run(request, run_id)))
 
 
 class BenchmarkCancel(ApiView):
     @extend_schema(request=None, responses={200: BenchmarkStatusSerializer, **NOT_FOUND, **ERRORS},
                    description="Cancel a queued or running benchmark; a finished one is left as it is.")
     def post(self, request, run_id):
-        services.cancel(_run(run_id))
-        return Response(_status(_run(run_id)))
+        services.cancel(_run(request, run_id, need=Role.EDITOR))
+        return Response(_status(_run(request, run_id)))
 
 
 class BenchmarkResults(ApiView):
@@ -85,7 +91,7 @@ class BenchmarkResults(ApiView):
 
     @extend_schema(responses={200: BenchmarkResultsSerializer, **NOT_READY, **NOT_FOUND, **ERRORS})
     def get(self, request, run_id):
-        run = _run(run_id)
+        run = _run(request, run_id)
         if not run.is_finished:
             return not_ready(run.status)
         return Response(BenchmarkResultsSerializer({"status": run.status, "host": run.host, "result": run.result,
