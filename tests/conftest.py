@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
+from worker_processes import start_worker, stop_worker  # tests/ is on sys.path (rootdir conftest)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,45 +41,6 @@ def staff(db, django_user_model):
 def logged_in(client, user):
     client.force_login(user)
     return client
-
-
-def start_worker(queues: str, name: str):
-    """Start a real ``celery worker`` process on the test database consuming ``queues``; returns (process, log path,
-    log file).  Stop it with :func:`stop_worker`."""
-    from django.db import connection
-
-    settings_dict = connection.settings_dict
-    db_url = (
-        f"postgres://{settings_dict['USER']}@{settings_dict['HOST'] or '127.0.0.1'}:"
-        f"{settings_dict['PORT'] or 5432}/{settings_dict['NAME']}"
-    )
-    env = dict(os.environ, DATABASE_URL=db_url, CELERY_TASK_DEFAULT_QUEUE=queues.split(",")[0], PYTHONUNBUFFERED="1")
-    log_path = ROOT / "var" / f"test-worker-{name}.log"
-    log_path.parent.mkdir(exist_ok=True)
-    log = open(log_path, "w")  # noqa: SIM115 - closed by stop_worker
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "apps", "worker", "-Q", queues, "--pool=prefork", "--concurrency=2",
-         "--loglevel=INFO", "--without-mingle", "--without-gossip", "-n", f"{name}@%h"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"worker exited early, see {log_path}:\n{log_path.read_text()[-3000:]}")
-        if "ready." in log_path.read_text():
-            return proc, log_path, log
-        time.sleep(0.2)
-    proc.terminate()
-    raise RuntimeError(f"worker did not become ready, see {log_path}")
-
-
-def stop_worker(proc, log) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
 
 
 def _need_redis():

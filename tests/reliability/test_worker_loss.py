@@ -15,7 +15,7 @@ import time
 import uuid
 
 import pytest
-from conftest import start_worker, stop_worker
+from worker_processes import start_worker, stop_worker
 
 from apps.benchmarks import services as bench_services
 from apps.benchmarks.models import BenchmarkRun
