@@ -293,9 +293,73 @@ def _fio(parsed: Parsed) -> dict[str, Any]:
                      for row in jobs.to_dict(orient="records")]}
 
 
+def _darshan(parsed: Parsed) -> dict[str, Any]:
+    """A Darshan log: the job's totals, POSIX accesses in the four classes, sizes, top files; no time series.
+
+    Darshan counts requests per class but not their bytes: a file's bytes are split between its
+    classes by its mean request size (an estimate, marked so)."""
+    a, m = parsed.aggregates, parsed.meta
+    files = a["top_files"]
+    c = a["classes"]
+    posix = a["modules"].get("POSIX")
+    ops = {"seq_read": c["seq_read_ops"] + c["consec_read_ops"], "rand_read": c["rand_read_ops"],
+           "seq_write": c["seq_write_ops"] + c["consec_write_ops"], "rand_write": c["rand_write_ops"]}
+    source = posix or a["modules"].get("STDIO") or {"read_bytes": 0, "write_bytes": 0, "read_time_s": 0.0,
+                                                     "write_time_s": 0.0, "meta_time_s": 0.0}
+    read_b, write_b = float(source["read_bytes"]), float(source["write_bytes"])
+    rand_b = {"read": 0.0, "write": 0.0}
+    for f in files:  # the top files; the rest are split by the job's mean request size below
+        for d in ("read", "write"):
+            if f[f"{d}_ops"]:
+                rand_b[d] += f[f"rand_{d}_ops"] * f[f"{d}_bytes"] / f[f"{d}_ops"]
+    for d, total_b in (("read", read_b), ("write", write_b)):
+        rest_ops = c[f"rand_{d}_ops"] - sum(f[f"rand_{d}_ops"] for f in files)
+        all_ops = (posix or {}).get(f"{d}s", 0)
+        if rest_ops > 0 and all_ops:
+            rand_b[d] += rest_ops * total_b / all_ops
+    bytes_ = {"seq_read": read_b - rand_b["read"], "rand_read": rand_b["read"],
+              "seq_write": write_b - rand_b["write"], "rand_write": rand_b["write"]}
+    seq_ops, rand_ops = ops["seq_read"] + ops["seq_write"], ops["rand_read"] + ops["rand_write"]
+    duration = float(m["duration_s"])
+    nprocs = int(m["nprocs"])
+    io_time_per_process = (source["read_time_s"] + source["write_time_s"] + source["meta_time_s"]) / nprocs
+    moved = read_b + write_b
+    io_range = None
+    if moved > 0:
+        low = moved / duration
+        io_range = [low, max(low, moved / io_time_per_process) if io_time_per_process > 0 else low]
+    if posix:
+        character = _character(rand_ops, seq_ops, read_b, write_b)
+        classification = ("random" if rand_ops > seq_ops else "sequential") if seq_ops + rand_ops else "none"
+    else:
+        character = _direction(read_b, write_b, moved).replace("a strace", "the POSIX module")
+        classification = "none"
+    per_process = {"seq_read_bytes": bytes_["seq_read"] / nprocs, "seq_write_bytes": bytes_["seq_write"] / nprocs,
+                   "random_read_ops": ops["rand_read"] / nprocs, "random_write_ops": ops["rand_write"] / nprocs,
+                   "random_op_bytes": (rand_b["read"] + rand_b["write"]) / rand_ops if rand_ops else None}
+    summary = {
+        "duration_s": duration, "peak_memory_bytes": None, "io_range_bytes_per_s": io_range, "cpu_pct_p90": None,
+        "nprocs": nprocs, "bytes": bytes_, "ops": ops,
+        "consecutive_ops": {"read": c["consec_read_ops"], "write": c["consec_write_ops"]},
+        "read_bytes": read_b, "write_bytes": write_b,
+        "read_time_s": source["read_time_s"], "write_time_s": source["write_time_s"],
+        "meta_time_s": source["meta_time_s"], "io_time_per_process_s": io_time_per_process,
+        "sequential_share_ops": seq_ops / (seq_ops + rand_ops) if seq_ops + rand_ops else None,
+        "random_op_bytes": per_process["random_op_bytes"], "io_character": character,
+        "classification": classification, "modules": a["modules"], "per_process": per_process,
+        "has_posix": bool(posix), "idle_seconds": 0.0,
+    }
+    bound = "no_io" if not moved else "random_io" if classification == "random" else "seq_io"
+    phases = [{"start_s": 0.0, "end_s": duration, "bound": bound, "label": BOUND_LABELS[bound], "cpu_pct": None,
+               "io_bytes_per_s": moved / duration, "seq_bytes_per_s": None, "rand_bytes_per_s": None,
+               "random_ops_share": rand_ops / (seq_ops + rand_ops) if seq_ops + rand_ops else None}]
+    return {"kind": "darshan", "summary": summary, "phases": phases, "files": files,
+            "histograms": {"size_bins": a["size_edges"], "size_hist": a["size_hist"]}}
+
+
 def analyse(parsed: Parsed) -> dict[str, Any]:
     """The stored analysis of one parsed file (JSON-safe)."""
-    out = {"samples": _samples, "strace": _strace, "fio": _fio}[parsed.kind](parsed)
+    out = {"samples": _samples, "strace": _strace, "fio": _fio, "darshan": _darshan}[parsed.kind](parsed)
     out["format"] = parsed.format
     out["meta"] = {k: v for k, v in parsed.meta.items() if k not in ("syscalls",)}
     return out

@@ -37,10 +37,10 @@ class Derived:
 def measured_duration(analyses: list[dict]) -> float:
     """The task's measured wall time: the strace's span when there is one (microsecond stamps),
     otherwise the samples' span."""
-    strace = [a for a in analyses if a.get("kind") == "strace"]
+    strace = [a for a in analyses if a.get("kind") in ("strace", "darshan")]
     pick = strace or [a for a in analyses if a.get("kind") == "samples"]
     if not pick:
-        raise ValueError("calibration needs a strace or a per-second samples profile")
+        raise ValueError("calibration needs a strace, a Darshan log or a per-second samples profile")
     return float(max(a["summary"]["duration_s"] for a in pick))
 
 
@@ -48,8 +48,13 @@ def derive_demands(analyses: list[dict]) -> Derived:
     """Stage facts from the analyses of one run (see the module docstring)."""
     strace = next((a for a in analyses if a.get("kind") == "strace"), None)
     samples = next((a for a in analyses if a.get("kind") == "samples"), None)
+    darshan = next((a for a in analyses if a.get("kind") == "darshan"), None)
+    if darshan is not None:
+        if strace is not None:
+            raise ValueError("a Darshan log and a strace both describe the run's I/O: calibrate from one of them")
+        return _from_darshan(darshan, samples, analyses)
     if strace is None and samples is None:
-        raise ValueError("calibration needs a strace or a per-second samples profile")
+        raise ValueError("calibration needs a strace, a Darshan log or a per-second samples profile")
     out = Derived(measured_s=measured_duration(analyses))
     f, n = out.facts, out.notes
     if strace is not None:
@@ -80,6 +85,13 @@ def derive_demands(analyses: list[dict]) -> Derived:
         n["seq_read_bytes"] = "bytes read per the per-second samples (pattern unknown without a strace: counted sequential)"
         n["seq_write_bytes"] = "bytes written per the per-second samples (counted sequential)"
         n["random_read_ops"] = n["random_write_ops"] = "no strace: random operations unknown, set to 0"
+    _cpu_from_samples(out, samples)
+    out.sources = [a.get("name", "") for a in analyses]
+    return out
+
+
+def _cpu_from_samples(out: Derived, samples: dict | None) -> None:
+    f, n = out.facts, out.notes
     if samples is not None:
         s = samples["summary"]
         f["cpu_seconds"] = float(s["cpu_seconds"])
@@ -89,6 +101,29 @@ def derive_demands(analyses: list[dict]) -> Derived:
         n["cpu_seconds"] = "user + kernel CPU integrated over the per-second samples"
         n["usable_threads"] = "95th percentile of busy-second CPU use, in cores (rounded)"
         n["peak_memory"] = "peak resident set size in the samples"
+
+
+def _from_darshan(darshan: dict, samples: dict | None, analyses: list[dict]) -> Derived:
+    """One task is one process of the logged MPI job: the job's POSIX totals divided by its process count.
+
+    The measured duration is the job's run time (Darshan records it in whole seconds); CPU and memory
+    are not in a Darshan log and come from a samples profile of one process, or stay as they are."""
+    s = darshan["summary"]
+    if not s.get("has_posix"):
+        raise ValueError("this Darshan log has no POSIX module, so it cannot tell sequential from random I/O: "
+                         "calibrate from a log with POSIX records or from a strace")
+    out = Derived(measured_s=float(s["duration_s"]))
+    per, nprocs = s["per_process"], s["nprocs"]
+    out.facts.update({k: float(v) for k, v in per.items() if v is not None})
+    how = f"POSIX counters of the Darshan log divided by its {nprocs} process{'es' if nprocs != 1 else ''}"
+    out.notes.update({
+        "seq_read_bytes": f"bytes of sequential and consecutive reads (bytes split by mean request size), {how}",
+        "seq_write_bytes": f"bytes of sequential and consecutive writes (bytes split by mean request size), {how}",
+        "random_read_ops": f"reads at or before the previous access's end (POSIX_READS − POSIX_SEQ_READS), {how}",
+        "random_write_ops": f"writes at or before the previous access's end (POSIX_WRITES − POSIX_SEQ_WRITES), {how}",
+        "random_op_bytes": "mean request size of the random requests' files (estimated from each file's mean size)",
+    })
+    _cpu_from_samples(out, samples)
     out.sources = [a.get("name", "") for a in analyses]
     return out
 

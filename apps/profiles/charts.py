@@ -13,7 +13,7 @@ from apps.profiles.analysis import (
 )
 
 __all__ = ["cpu_figure", "memory_figure", "io_figure", "class_figure", "histogram_figure", "fio_figure",
-           "calibration_figure", "profile_figures"]
+           "darshan_files_figure", "calibration_figure", "profile_figures"]
 
 CLASS_LABELS = {"seq_read": "sequential read", "rand_read": "random read", "seq_write": "sequential write",
                 "rand_write": "random write"}
@@ -125,6 +125,17 @@ def fio_figure(jobs: pd.DataFrame) -> go.Figure:
     return _layout(fig, "fio jobs", "MB/s", "job")
 
 
+def darshan_files_figure(files: pd.DataFrame) -> go.Figure:
+    """A Darshan log's busiest files: bytes read and written (POSIX), one bar pair per file."""
+    fig = go.Figure()
+    label = files["name"].map(lambda n: n if len(n) <= 40 else "…" + n[-39:]) if len(files) else files.get("name")
+    fig.add_bar(x=label, y=files["read_bytes"] / MB, name="read", marker_color=CLASS_COLOURS["seq_read"])
+    fig.add_bar(x=label, y=files["write_bytes"] / MB, name="written", marker_color=CLASS_COLOURS["seq_write"])
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(type="category")
+    return _layout(fig, "Busiest files (POSIX)", "MB", "file")
+
+
 def calibration_figure(measured_s: float, before_s: float | None, after_s: float | None) -> str:
     """Measured vs simulated task duration, before and after calibration."""
     labels = ["measured", "simulated before", "simulated after"]
@@ -147,6 +158,12 @@ def profile_figures(analysis: dict) -> dict[str, str]:
         out = {"classes": class_figure(class_series_frame(analysis), phases),
                "sizes": histogram_figure(histogram_frame(analysis, "size"), "size"),
                "iat": histogram_figure(histogram_frame(analysis, "iat"), "iat")}
+    elif kind == "darshan":
+        sizes = histogram_frame(analysis, "size")
+        out = {"sizes": histogram_figure(sizes, "size")} if len(sizes) else {}
+        files = pd.DataFrame(analysis.get("files") or [], columns=["name", "read_bytes", "write_bytes"])
+        if len(files):
+            out["files"] = darshan_files_figure(files.head(10))
     elif kind == "fio":
         out = {"fio": fio_figure(pd.DataFrame(analysis.get("jobs") or []))}
     return {name: fig.to_json() for name, fig in out.items()}

@@ -31,6 +31,7 @@ class Profile(models.Model):
         SAMPLES = "samples", "per-second samples"
         STRACE = "strace", "system-call trace"
         FIO = "fio", "storage benchmark"
+        DARSHAN = "darshan", "Darshan I/O log"
 
     name = models.CharField(max_length=255)
     format = models.CharField(max_length=20)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Cancelled, Parsed, ParseError, Progress
+from .darshan import looks_like_darshan, parse_darshan
 from .fio import parse_fio
 from .samples import CHILES_HEADER, SKYPLAN_COLUMNS, SKYPLAN_MARKER, parse_chiles_csv, parse_pidstat, parse_skyplan_csv
 from .strace import looks_like_strace, parse_strace
@@ -22,6 +23,7 @@ PARSERS = {
     "pidstat": parse_pidstat,
     "strace": parse_strace,
     "fio": parse_fio,
+    "darshan": parse_darshan,
 }
 FORMAT_LABELS = {
     "auto": "detect from the content",
@@ -30,6 +32,7 @@ FORMAT_LABELS = {
     "pidstat": "pidstat -h -u -r -d text",
     "strace": "strace -f -tt -T / -ttt -T -y text",
     "fio": "fio JSON",
+    "darshan": "Darshan 3.x log (read with PyDarshan)",
 }
 FORMATS = tuple(PARSERS)
 HEAD_BYTES = 64 * 1024
@@ -42,9 +45,11 @@ def detect_format(path: str | Path, filename: str | None = None) -> str:
         raw = f.read(HEAD_BYTES)
     if not raw.strip():
         raise ParseError(filename, 1, "a profile; the file is empty")
+    if looks_like_darshan(raw):
+        return "darshan"
     if b"\0" in raw[:4096]:
-        raise ParseError(filename, 1, f"a text profile ({', '.join(FORMAT_LABELS[f] for f in FORMATS)}); "
-                                      "this file is binary (Darshan logs are not supported: see docs/profiles.md)")
+        raise ParseError(filename, 1, f"a profile ({', '.join(FORMAT_LABELS[f] for f in FORMATS)}); this file is "
+                                      "binary but does not start like a Darshan log (version string, magic 6567223)")
     head = raw.decode("latin-1")
     lines = [ln.strip() for ln in head.splitlines() if ln.strip()]
     if not lines:

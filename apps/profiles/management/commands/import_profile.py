@@ -14,7 +14,8 @@ from apps.workloads.models import WorkloadStage
 
 
 class Command(BaseCommand):
-    help = "Import a profiling file (strace, pidstat, Skyplan or CHILES CSV, fio JSON) and print what it shows."
+    help = ("Import a profiling file (strace, pidstat, Skyplan or CHILES CSV, fio JSON, Darshan log) "
+            "and print what it shows.")
 
     def add_arguments(self, parser):
         parser.add_argument("file")
@@ -55,6 +56,16 @@ class Command(BaseCommand):
                               f"peak RSS {(s.get('peak_memory_bytes') or 0) / 1e6:.1f} MB, "
                               f"read {s['read_bytes'] / 1e6:.1f} MB, written {s['write_bytes'] / 1e6:.1f} MB")
             self.stdout.write(f"  I/O: {s['io_character']}")
+        elif p.kind == "darshan":
+            m = p.analysis.get("meta") or {}
+            self.stdout.write(f"  {m.get('executable') or 'executable not recorded'}: {m.get('nprocs')} processes, "
+                              f"job {m.get('jobid')}, modules {', '.join(m.get('modules') or [])}")
+            for cls, n in s["ops"].items():
+                self.stdout.write(f"  {cls:<10} {n:>10} requests {s['bytes'][cls] / 1e6:>12.1f} MB (bytes estimated)")
+            lo_hi = s.get("io_range_bytes_per_s") or [0.0, 0.0]
+            self.stdout.write(f"  read {s['read_bytes'] / 1e6:.1f} MB, written {s['write_bytes'] / 1e6:.1f} MB, "
+                              f"{lo_hi[0] / 1e6:.1f} ~ {lo_hi[1] / 1e6:.1f} MB/s")
+            self.stdout.write(f"  classification: {s['classification']} ({s['io_character']})")
         else:
             t = s["tier"]
             self.stdout.write(f"  fio: read {(t['read_bw'] or 0) / 1e6:.1f} MB/s, write {(t['write_bw'] or 0) / 1e6:.1f} MB/s, "
