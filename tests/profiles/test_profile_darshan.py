@@ -298,3 +298,36 @@ def test_a_reader_that_aborts_is_a_parse_error_not_a_crash(ior, tmp_path, monkey
         parse(ior)
     assert str(err.value).startswith("ior_hdf5_example.darshan: a Darshan log PyDarshan can read completely")
     assert "failed to read module POSIX data" in str(err.value)
+
+
+@pytest.fixture
+def worker_media(settings, celery_worker_process):
+    """The worker process reads uploads from its own MEDIA_ROOT (the project default): use the same one."""
+    from apps import settings as project_settings
+
+    settings.MEDIA_ROOT = project_settings.MEDIA_ROOT
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.worker
+def test_a_worker_imports_a_log_and_refuses_a_truncated_one(worker_media, client, user, ior, tmp_path):
+    import time
+
+    client.force_login(user)
+    cut = _cut(ior, tmp_path, 2500, "cut.darshan")
+    files = [open(ior, "rb"), open(cut, "rb")]
+    try:
+        body = client.post("/profiles/", {"files": files, "format": "auto"}, HTTP_ACCEPT="application/json").json()
+    finally:
+        for f in files:
+            f.close()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        jobs = [ProfileImport.objects.get(pk=i["id"]) for i in body["imports"]]
+        if all(j.is_finished for j in jobs):
+            break
+        time.sleep(0.1)
+    assert [j.status for j in jobs] == ["succeeded", "failed"], [j.error for j in jobs]
+    assert jobs[0].worker and jobs[0].profile.kind == "darshan"
+    assert jobs[1].error.startswith("cut.darshan: ") and "truncated" in jobs[1].error
+    assert Profile.objects.count() == 1
