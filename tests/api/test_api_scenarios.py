@@ -139,3 +139,16 @@ def test_bodies_are_json(api, catalogue):
     response = api.post("/api/v1/scenarios/", {"name": "form"}, format="multipart")
     assert response.status_code == 415
     assert not Scenario.objects.exists()
+
+
+def test_pagination_bounds_a_huge_offset_or_limit(db, django_user_model):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    user = django_user_model.objects.create_user("pager", password="x")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    for query in ("offset=99999999999999999999999", "limit=99999999999999999999999", "limit=0", "offset=-5"):
+        response = client.get(f"/api/v1/benchmarks/?{query}")
+        assert response.status_code == 200, (query, response.status_code)
+        assert response.json()["results"] == []
