@@ -16,7 +16,7 @@ from django.utils.text import slugify
 from apps.accounts.models import ROLE_RANK, Membership, Role, Workspace
 
 __all__ = ["Role", "personal_workspace", "workspaces_of", "active_workspace", "set_active_workspace", "visible",
-           "get_or_404", "require_role", "require_catalogue_maintainer", "role_allows", "add_member", "InvalidMember", "SESSION_KEY"]
+           "get_or_404", "require_role", "require_catalogue_maintainer", "editable_workspace", "workspace_for", "role_allows", "add_member", "InvalidMember", "SESSION_KEY"]
 
 SESSION_KEY = "skyplan_workspace"
 
@@ -67,6 +67,21 @@ def active_workspace(request) -> Workspace:
     workspace = workspace or personal_workspace(request.user)
     request._skyplan_workspace = workspace
     return workspace
+
+
+def editable_workspace(request) -> Workspace:
+    """The active workspace, where the request is about to create something: 403 unless the user may edit there."""
+    workspace = active_workspace(request)
+    require_role(request.user, workspace, Role.EDITOR)
+    return workspace
+
+
+def workspace_for(user, workspace: Workspace | None = None) -> Workspace | None:
+    """The workspace a new object goes to: the one given, else the user's personal one; none (a shared object)
+    when there is no user either (the command line)."""
+    if workspace is not None or user is None:
+        return workspace
+    return personal_workspace(user)
 
 
 def set_active_workspace(request, workspace: Workspace) -> None:

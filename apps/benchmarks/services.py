@@ -75,13 +75,11 @@ def clean_parameters(kind: str, raw: dict) -> dict:
 def create_benchmark(*, platform: Platform, kind: str, parameters: dict | None = None, user=None,
                      workspace=None) -> BenchmarkRun:
     """A queued benchmark of ``platform``'s host, in ``workspace`` (by default the user's personal one)."""
-    params = clean_parameters(kind, parameters or {})
-    if workspace is None and user is not None:
-        from apps.accounts.workspaces import personal_workspace
+    from apps.accounts.workspaces import workspace_for
 
-        workspace = personal_workspace(user)
-    return BenchmarkRun.objects.create(platform=platform, kind=kind, parameters=params,
-                                       queue=queue_for(platform.slug), created_by=user, workspace=workspace)
+    params = clean_parameters(kind, parameters or {})
+    return BenchmarkRun.objects.create(platform=platform, kind=kind, parameters=params, queue=queue_for(platform.slug),
+                                       created_by=user, workspace=workspace_for(user, workspace))
 
 
 def dispatch(run: BenchmarkRun) -> None:

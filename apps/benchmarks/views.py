@@ -7,14 +7,7 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.accounts.workspaces import (
-    Role,
-    active_workspace,
-    get_or_404,
-    require_catalogue_maintainer,
-    require_role,
-    visible,
-)
+from apps.accounts.workspaces import Role, editable_workspace, get_or_404, require_catalogue_maintainer, visible
 from apps.benchmarks import charts, services
 from apps.benchmarks.forms import ApplyForm, BenchmarkForm
 from apps.benchmarks.models import BenchmarkRun
@@ -22,13 +15,12 @@ from apps.benchmarks.models import BenchmarkRun
 
 def run_list(request):
     form = BenchmarkForm(request.POST or None, initial=request.GET.dict() or None)
-    if request.method == "POST":
-        require_role(request.user, active_workspace(request), Role.EDITOR)
+    workspace = editable_workspace(request) if request.method == "POST" else None
     if request.method == "POST" and form.is_valid():
         try:
             run = services.create_benchmark(platform=form.cleaned_data["platform"], kind=form.cleaned_data["kind"],
                                             parameters=form.parameters(), user=request.user,
-                                            workspace=active_workspace(request))
+                                            workspace=workspace)
         except services.InvalidBenchmark as exc:
             field, _, message = str(exc).partition(": ")
             name = field.split(".")[-1]

@@ -12,14 +12,7 @@ from django.template.defaultfilters import filesizeformat
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
-from apps.accounts.workspaces import (
-    Role,
-    active_workspace,
-    get_or_404,
-    require_catalogue_maintainer,
-    require_role,
-    visible,
-)
+from apps.accounts.workspaces import Role, editable_workspace, get_or_404, require_catalogue_maintainer, visible
 from apps.profiles import charts, services
 from apps.profiles.analysis import BOUND_LABELS
 from apps.profiles.forms import CalibrateForm, TierForm, UploadForm
@@ -41,15 +34,14 @@ def profile_list(request):
 
 @csrf_protect
 def _profile_list(request):
-    if request.method == "POST":
-        require_role(request.user, active_workspace(request), Role.EDITOR)
+    workspace = editable_workspace(request) if request.method == "POST" else None
     form = UploadForm(request.POST or None, request.FILES or None)
     too_large = getattr(request, "too_large", [])
     if request.method == "POST":
         jobs, errors = [], [f"{name}: larger than the {filesizeformat(max_upload_bytes())} limit" for name in too_large]
         if form.is_valid():
             for f in form.cleaned_data["files"]:
-                jobs.append(_start_import(request, f, form.cleaned_data))
+                jobs.append(_start_import(request, f, form.cleaned_data, workspace))
         elif not too_large:
             errors += [f"{k}: {' '.join(v)}" for k, v in form.errors.items()]
         if _wants_json(request):
@@ -71,11 +63,11 @@ def _profile_list(request):
     return render(request, "profiles/list.html", context, status=400 if request.method == "POST" else 200)
 
 
-def _start_import(request, uploaded, data) -> ProfileImport:
+def _start_import(request, uploaded, data, workspace) -> ProfileImport:
     rel, size = services.store_upload(uploaded.temporary_file_path(), uploaded.name, move=True)
     job = services.create_import(upload_path=rel, filename=uploaded.name, size_bytes=size, fmt=data["format"],
                                  user=request.user, platform=data.get("platform"), stage=data.get("stage"),
-                                 workspace=active_workspace(request))
+                                 workspace=workspace)
     services.dispatch_import(job)
     return job
 

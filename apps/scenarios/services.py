@@ -20,6 +20,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from apps.accounts.workspaces import workspace_for
 from apps.scenarios.adapters import (
     apply_platform_overrides,
     apply_workload_overrides,
@@ -74,15 +75,6 @@ def run_inputs(*, platform, workload, options=None, seed=0, workload_overrides=N
     return inputs
 
 
-def _workspace_for(user, workspace):
-    """The workspace a new object goes to: the one given, else the user's personal one (none from the CLI)."""
-    if workspace is not None or user is None:
-        return workspace
-    from apps.accounts.workspaces import personal_workspace
-
-    return personal_workspace(user)
-
-
 def create_run(*, platform, workload, options=None, seed=0, replications=1, user=None, label="",
                workload_overrides=None, platform_overrides=None, workspace=None) -> SimulationRun:
     """Snapshot the inputs, check they build a scenario, and save a queued run with its replications (in
@@ -94,7 +86,7 @@ def create_run(*, platform, workload, options=None, seed=0, replications=1, user
     with transaction.atomic():
         run = SimulationRun.objects.create(
             platform=platform, workload=workload, options=options or {}, seed=seed, replications=replications,
-            inputs=inputs, created_by=user, workspace=_workspace_for(user, workspace), label=label or f"{workload.name} on {platform.name}",
+            inputs=inputs, created_by=user, workspace=workspace_for(user, workspace), label=label or f"{workload.name} on {platform.name}",
         )
         Replication.objects.bulk_create(
             Replication(run=run, index=i, seed=replication_seed(seed, i)) for i in range(replications)
@@ -318,7 +310,7 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
         scenario = Scenario.objects.create(
             name=name, workload=workload, workload_overrides=workload_overrides or {}, replications=replications,
             seed=seed, tco_years=tco_years, epochs_per_year=epochs_per_year, created_by=user, parent=parent,
-            change=change, workspace=_workspace_for(user, workspace),
+            change=change, workspace=workspace_for(user, workspace),
         )
         ScenarioPlatform.objects.bulk_create(
             ScenarioPlatform(scenario=scenario, platform=platform, position=i, options=options or {},

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from apps.accounts.workspaces import Role, active_workspace, get_or_404, visible
+from apps.accounts.workspaces import Role, editable_workspace, get_or_404, visible
 from apps.scenarios import services
 from apps.scenarios.forms import RunForm, ScenarioBuilder, WhatIfForm
 from apps.scenarios.models import Scenario, SimulationRun
@@ -27,7 +27,7 @@ def run_list(request):
         try:
             run = create_run(
                 platform=data["platform"], workload=data["workload"], options=data["options"], seed=data["seed"],
-                replications=data["replications"], user=request.user, workspace=_editable_workspace(request),
+                replications=data["replications"], user=request.user, workspace=editable_workspace(request),
             )
         except InvalidScenario as exc:
             form.add_error("options", str(exc))
@@ -36,15 +36,6 @@ def run_list(request):
             return redirect(run)
     runs = visible(SimulationRun.objects.select_related("platform", "workload"), request.user)[:50]
     return render(request, "scenarios/run_list.html", {"form": form, "runs": runs})
-
-
-def _editable_workspace(request):
-    """The active workspace, if the user may create things in it (403 otherwise)."""
-    from apps.accounts.workspaces import require_role
-
-    workspace = active_workspace(request)
-    require_role(request.user, workspace, Role.EDITOR)
-    return workspace
 
 
 def _run(request, run_id, need=Role.VIEWER):
@@ -102,7 +93,7 @@ def scenario_new(request):
         source = visible(Scenario.objects.all(), request.user).filter(pk=request.GET["from"]).first()
     builder = ScenarioBuilder(request.POST or None, workload=workload, source=source)
     if request.method == "POST":
-        scenario = builder.save(user=request.user, parent=source, workspace=_editable_workspace(request))
+        scenario = builder.save(user=request.user, parent=source, workspace=editable_workspace(request))
         if scenario is not None:
             if "run" in request.POST:
                 services.run_scenario(scenario, user=request.user)
@@ -126,7 +117,7 @@ def _is_uuid(text: str) -> bool:
 def scenario_demo(request):
     try:
         scenario = services.run_scenario(
-            services.create_demo_scenario(user=request.user, workspace=_editable_workspace(request)), user=request.user)
+            services.create_demo_scenario(user=request.user, workspace=editable_workspace(request)), user=request.user)
     except InvalidScenario as exc:
         messages.error(request, str(exc))
         return redirect("scenarios:scenarios")

@@ -12,6 +12,7 @@ from dataclasses import asdict
 from django.db import transaction
 from django.utils import timezone
 
+from apps.accounts.workspaces import workspace_for
 from apps.platforms.models import Platform
 from apps.scenarios.adapters import platform_dict, workload_dict
 from apps.scoring import adapters
@@ -277,19 +278,11 @@ def create_search(*, platform, workload, space, seed=0, deadline_s=None, budget_
     with transaction.atomic():
         search = ConfigurationSearch.objects.create(
             platform=platform, workload=workload, space=space, inputs=inputs, seed=seed, deadline_s=deadline_s,
-            budget_aud=budget_aud, total=total, created_by=user, workspace=_workspace_for(user, workspace),
+            budget_aud=budget_aud, total=total, created_by=user, workspace=workspace_for(user, workspace),
             label=label or f"{workload.name} on {platform.name}: {total} configurations")
         SearchChunk.objects.bulk_create(SearchChunk(search=search, index=i, start=a, end=b)
                                         for i, (a, b) in enumerate(chunks(total, CHUNK_SIZE)))
     return search
-
-
-def _workspace_for(user, workspace):
-    if workspace is not None or user is None:
-        return workspace
-    from apps.accounts.workspaces import personal_workspace
-
-    return personal_workspace(user)
 
 
 def dispatch_search(search: ConfigurationSearch) -> None:

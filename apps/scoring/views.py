@@ -11,7 +11,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.accounts.workspaces import Role, active_workspace, get_or_404, require_role, visible
+from apps.accounts.workspaces import Role, editable_workspace, get_or_404, visible
 from apps.scoring import services
 from apps.scoring.charts import pareto_figure, radar_figure, tco_figure
 from apps.scoring.forms import DEMO_SPACE, CriterionForm, ScoreForm, SearchForm, TcoForm
@@ -99,12 +99,6 @@ def criteria_reset(request):
     return redirect("scoring:criteria")
 
 
-def _editable_workspace(request):
-    workspace = active_workspace(request)
-    require_role(request.user, workspace, Role.EDITOR)
-    return workspace
-
-
 def searches(request):
     initial = {"workload": "chiles-epoch1", "platform": "aws-sydney", "space": json.dumps(DEMO_SPACE, indent=1),
                "deadline_h": 96, "budget_aud": 500, "seed": 0}
@@ -115,7 +109,7 @@ def searches(request):
             search = services.create_search(
                 platform=d["platform"], workload=d["workload"], space=d["space"], seed=d["seed"],
                 deadline_s=d["deadline_h"] * 3600.0 if d["deadline_h"] else None, budget_aud=d["budget_aud"],
-                user=request.user, workspace=_editable_workspace(request))
+                user=request.user, workspace=editable_workspace(request))
         except services.InvalidSearch as exc:
             field = str(exc).split(":", 1)[0].split(".", 1)[0]
             form.add_error({"deadline": "deadline_h", "budget": "budget_aud"}.get(field, "space"), str(exc))
