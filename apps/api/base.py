@@ -17,7 +17,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from apps.accounts.workspaces import Role, active_workspace, require_role
+from apps.accounts.workspaces import editable_workspace  # noqa: F401 - the API views import it from here
 from apps.api.authentication import AUTHENTICATION_CLASSES
 
 __all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "editable_workspace",
@@ -67,14 +67,6 @@ class RetrieveApiView(_NoLoginRedirect, generics.RetrieveAPIView):
 
 class ListCreateApiView(_NoLoginRedirect, generics.ListCreateAPIView):
     pass
-
-
-def editable_workspace(request):
-    """The request's active workspace (chosen in the session, else the user's personal one), if the user may create
-    things in it: the UI's rule (403 otherwise)."""
-    workspace = active_workspace(request)
-    require_role(request.user, workspace, Role.EDITOR)
-    return workspace
 
 
 def service_error(exc: Exception, fields: dict[str, str] | None = None, default: str = "non_field_errors"):
