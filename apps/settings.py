@@ -114,6 +114,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'skyplan.sqlite3'}"),
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        # A kept-open connection is checked before each request or task reuses it, so the first one after a
+        # PostgreSQL restart reconnects instead of failing on the dead connection.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -202,9 +205,10 @@ _broker = env_str("CELERY_BROKER_URL", "")
 if _broker:
     CELERY_BROKER_URL = _broker
     CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", _broker if _broker.startswith("redis") else "")
-    # Redis hands an unacknowledged task to another worker after the visibility timeout: keep it above the task
-    # time limit, or a long task could run twice at once.
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": 2 * env_int("CELERY_TASK_TIME_LIMIT", 3600)}
+    # Redis hands an unacknowledged task to another worker after the visibility timeout: keep it above the longest
+    # task time limit (profile imports: 3 h), or a long task could run twice at once.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
+        "visibility_timeout": max(2 * env_int("CELERY_TASK_TIME_LIMIT", 3600), 4 * 3600)}
 else:
     # Embedded broker: kombu's file-system transport, shared by the web process and the worker.
     _queue_dir = VAR_DIR / "broker" / "queue"
@@ -230,7 +234,23 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3500)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Broker restarts: a worker reconnects at start-up and after losing the connection (retrying every 2-30 s), and the
+# tasks it is running go on and write their results to the database rather than being cancelled.  (On losing the
+# connection the worker also tries to put those tasks back in the queue: with Redis down that fails; after a mere
+# network blip they run again and find their job finished, or still running — the writes are idempotent.)  Tasks
+# that were only queued or reserved are lost with Redis's memory: the lost-task sweep (apps.core.services) sends
+# them again.
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# Result writes to Redis are retried (with backoff, up to 10 times) rather than failing the task when Redis is
+# briefly away; the job's own state lives in PostgreSQL, so a result that is never stored loses nothing.
+CELERY_RESULT_BACKEND_ALWAYS_RETRY = True
+CELERY_RESULT_BACKEND_MAX_RETRIES = 10
+# The sweeps every worker runs (apps.core.signals): how often, and how old a queued job must be before its task
+# can be declared lost (seconds).
+SKYPLAN_SWEEP_INTERVAL_S = env_int("SKYPLAN_SWEEP_INTERVAL_S", 30)
+SKYPLAN_LOST_TASK_AFTER_S = env_int("SKYPLAN_LOST_TASK_AFTER_S", 60)
 
 # --- REST API (apps/api): token or session authentication, the same login requirement as the pages.
 REST_FRAMEWORK = {
