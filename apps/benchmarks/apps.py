@@ -7,4 +7,7 @@ class BenchmarksConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from apps.benchmarks import signals  # noqa: F401 - connects the worker announcement
+        from apps.benchmarks.services import BENCHMARK_JOBS
+        from apps.core.jobs import register
+
+        register(BENCHMARK_JOBS)

@@ -12,15 +12,18 @@ import tempfile
 import time
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.benchmarks.models import BenchmarkRun, MeasuredValue, queue_for
+from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import dispatch as dispatch_job
 from apps.core.models import WorkerHeartbeat
 from apps.platforms.models import Platform, StorageTier
 
 __all__ = ["InvalidBenchmark", "BenchmarkCancelled", "clean_parameters", "create_benchmark", "dispatch",
-           "execute", "cancel", "apply_to_tier", "hosts_online", "fail_lost_runs", "DEFAULTS"]
+           "execute", "cancel", "apply_to_tier", "hosts_online", "fail_lost_runs", "DEFAULTS", "BenchmarkJobs",
+           "BENCHMARK_JOBS"]
 
 MiB = 1024 * 1024
 #: parameter -> (default, minimum, maximum, kind) per benchmark kind; nothing else is accepted
@@ -82,11 +85,31 @@ def create_benchmark(*, platform: Platform, kind: str, parameters: dict | None =
                                        created_by=user, workspace=workspace_for(user, workspace))
 
 
-def dispatch(run: BenchmarkRun) -> None:
-    from apps.benchmarks.tasks import run_benchmark
+class BenchmarkJobs(TrackedJobs):
+    """Benchmark runs as the stuck-job sweeps see them (registered in apps.benchmarks.apps)."""
 
-    result = run_benchmark.apply_async(args=[str(run.id)], queue=run.queue)
-    BenchmarkRun.objects.filter(pk=run.pk).update(task_id=result.id)
+    label = "benchmark"
+    model = BenchmarkRun
+
+    def node(self, run) -> str:
+        node = (run.host or {}).get("worker", "")
+        return node if "@" in node else ""
+
+    def send(self, run, task_id: str) -> None:
+        from apps.benchmarks.tasks import run_benchmark
+
+        run_benchmark.apply_async(args=[str(run.id)], queue=run.queue, task_id=task_id)
+
+    def fail_lost_workers(self) -> int:
+        return fail_lost_runs()
+
+
+BENCHMARK_JOBS = BenchmarkJobs()
+
+
+def dispatch(run: BenchmarkRun) -> None:
+    """Send the benchmark's task to its platform's queue."""
+    dispatch_job(BENCHMARK_JOBS, run)
 
 
 def cancel(run: BenchmarkRun) -> bool:
@@ -143,14 +166,15 @@ def _need_bytes(kind: str, p: dict) -> int:
     return 0
 
 
-def execute(run_id: str, worker: str = "") -> str:
-    """Run the benchmark on this host; idempotent, always ends succeeded, failed or cancelled.  ``worker`` is the
-    Celery node running it (``name@host``), recorded so a lost worker can be noticed (:func:`fail_lost_runs`)."""
+def execute(run_id: str, worker: str = "", task_id: str | None = None) -> str:
+    """Run the benchmark on this host; idempotent, always ends succeeded, failed or cancelled (a database error
+    propagates, for the task to retry); does nothing for a task ``task_id`` the run no longer names.  ``worker`` is
+    the Celery node running it (``name@host``), recorded so a lost worker can be noticed (:func:`fail_lost_runs`)."""
     from apps.benchmarks.probes.hostinfo import host_info
 
     with transaction.atomic():
         run = BenchmarkRun.objects.select_for_update().get(pk=run_id)
-        if run.is_finished:
+        if run.is_finished or superseded(run, task_id):
             return run.status
         run.status, run.started_at, run.attempts = Status.RUNNING, timezone.now(), run.attempts + 1
         run.host = {**host_info(), "worker": worker}
@@ -161,6 +185,8 @@ def execute(run_id: str, worker: str = "") -> str:
         result = _PROBES[run.kind](run, scratch)
     except BenchmarkCancelled:
         return Status.CANCELLED
+    except (OperationalError, InterfaceError):
+        raise  # the database went away while progress was written: the task retries once it is back
     except Exception as exc:  # noqa: BLE001 - the run must end failed with the reason, never stuck
         BenchmarkRun.objects.filter(pk=run.pk).exclude(status__in=BenchmarkRun.FINISHED).update(
             status=Status.FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=timezone.now())

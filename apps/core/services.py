@@ -1,16 +1,25 @@
-"""Core workflows: worker heartbeats and health checks."""
+"""Core workflows: worker heartbeats, health checks, and the sweeps that keep jobs from getting stuck."""
 
 from __future__ import annotations
 
+import logging
 import os
 import platform
 import socket
+import time
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
-from apps.core.models import WorkerHeartbeat
+from apps.core.broker import tasks_in_broker, tasks_on_workers
+from apps.core.jobs import registered
+from apps.core.models import JobStatus, WorkerHeartbeat
 
-__all__ = ["record_heartbeat", "host_facts", "database_ok"]
+__all__ = ["record_heartbeat", "host_facts", "database_ok", "sweep_lost_tasks", "sweep_stuck_jobs"]
+
+log = logging.getLogger(__name__)
 
 
 def host_facts() -> dict:
@@ -49,3 +58,68 @@ def database_ok() -> bool:
             return cursor.fetchone() == (1,)
     except Exception:  # noqa: BLE001 - a health check reports, never raises
         return False
+
+
+def sweep_stuck_jobs() -> None:
+    """Both sweeps, as every worker runs them periodically (apps.core.signals): jobs whose worker was lost, then
+    jobs whose task was lost."""
+    for jobs in registered():
+        jobs.fail_lost_workers()
+    sweep_lost_tasks()
+
+
+def sweep_lost_tasks(*, older_than_s: float | None = None, confirm_after_s: float = 2.0) -> dict[str, int]:
+    """Send again, or fail, the jobs whose Celery task no longer exists anywhere.
+
+    Redis keeps nothing on disk here, so a restart loses every queued task and its job would stay "queued" for good.
+    A job requested more than ``older_than_s`` ago (default ``SKYPLAN_LOST_TASK_AFTER_S``) that is queued, or
+    running with no answering node to vouch for it, and whose task is neither in the broker nor held by any worker
+    that answers, was lost.  A queued one is sent again under a new id (safe: it never started, and a late copy of
+    the old task finds itself superseded); a running one ends failed with "its task was lost (broker restarted?) at
+    T".  Two looks ``confirm_after_s`` apart must agree.  Returns how many were sent again and how many failed.
+    """
+    bound = settings.SKYPLAN_LOST_TASK_AFTER_S if older_than_s is None else older_than_s
+    counts = {"redispatched": 0, "failed": 0}
+    first = _lost_jobs(bound, timeout=1.0)
+    if not first:
+        return counts
+    time.sleep(confirm_after_s)
+    again = {(jobs.label, row.pk, row.status, row.task_id): (jobs, row) for jobs, row in _lost_jobs(bound, timeout=2.0)}
+    at = timezone.now()
+    for jobs, row in first:
+        if (jobs.label, row.pk, row.status, row.task_id) not in again:
+            continue
+        if row.status == JobStatus.QUEUED:
+            counts["redispatched"] += jobs.redispatch(row)
+        else:
+            counts["failed"] += jobs.fail(row, f"its task was lost (broker restarted?) at {at:%Y-%m-%d %H:%M:%S} UTC: "
+                                               "no worker is running it and the broker holds no copy")
+    if any(counts.values()):
+        log.warning("lost tasks: %(redispatched)d job(s) sent again, %(failed)d failed", counts)
+    return counts
+
+
+def _lost_jobs(older_than_s: float, *, timeout: float) -> list:
+    """(kind, row) of every unfinished job old enough whose task nobody holds."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    rows = [(jobs, row) for jobs in registered() for row in jobs.requested_before(cutoff)]
+    if not rows:
+        return []
+    in_broker = tasks_in_broker()
+    if in_broker is None:
+        return []
+    rows = [(jobs, row) for jobs, row in rows if row.task_id not in in_broker]
+    if not rows:
+        return []
+    workers = tasks_on_workers([row.task_id for _, row in rows if row.task_id], timeout)
+    if workers is None:
+        return []
+    lost = []
+    for jobs, row in rows:
+        if row.task_id in workers.task_ids:
+            continue
+        node = jobs.node(row)
+        if row.status == JobStatus.RUNNING and node and node not in workers.nodes:
+            continue  # its worker did not answer: whether it is lost is the worker-loss sweep's call
+        lost.append((jobs, row))
+    return lost

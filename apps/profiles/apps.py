@@ -6,3 +6,9 @@ class ProfilesConfig(AppConfig):
     name = "apps.profiles"
     label = "profiles"
     verbose_name = "Profiles"
+
+    def ready(self):
+        from apps.core.jobs import register
+        from apps.profiles.services import IMPORT_JOBS
+
+        register(IMPORT_JOBS)

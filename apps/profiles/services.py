@@ -16,9 +16,11 @@ from datetime import date
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
+from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import dispatch as dispatch_job
 from apps.profiles import adapters
 from apps.profiles.analysis import analyse
 from apps.profiles.calibration import DEMAND_FACTS, derive_demands, fit_overhead, tier_facts_from_fio
@@ -28,7 +30,7 @@ from apps.profiles.parsers import FORMATS, Cancelled, ParseError, parse
 __all__ = [
     "InvalidRequest", "store_upload", "create_import", "dispatch_import", "execute_import", "cancel_import",
     "import_file", "calibrate", "apply_calibration", "measure_tier", "apply_tier_measurement",
-    "PROGRESS_INTERVAL_S",
+    "PROGRESS_INTERVAL_S", "ImportJobs", "IMPORT_JOBS",
 ]
 
 log = logging.getLogger(__name__)
@@ -66,11 +68,26 @@ def create_import(*, upload_path: str, filename: str, size_bytes: int, fmt: str 
                                         platform=platform, stage=stage, created_by=user, workspace=workspace)
 
 
-def dispatch_import(job: ProfileImport) -> None:
-    from apps.profiles.tasks import import_profile
+class ImportJobs(TrackedJobs):
+    """Profile imports as the stuck-job sweeps see them (registered in apps.profiles.apps)."""
 
-    result = import_profile.delay(str(job.pk))
-    ProfileImport.objects.filter(pk=job.pk).update(task_id=result.id)
+    label = "profile import"
+    model = ProfileImport
+
+    def node(self, job) -> str:
+        return job.worker if "@" in job.worker else ""
+
+    def send(self, job, task_id: str) -> None:
+        from apps.profiles.tasks import import_profile
+
+        import_profile.apply_async(args=[str(job.pk)], task_id=task_id)
+
+
+IMPORT_JOBS = ImportJobs()
+
+
+def dispatch_import(job: ProfileImport) -> None:
+    dispatch_job(IMPORT_JOBS, job)
 
 
 def _progress_writer(job_id):
@@ -102,17 +119,19 @@ def _discard_upload(job: ProfileImport) -> None:
         pass
 
 
-def execute_import(job_id) -> str:
-    """Parse, analyse and save one import; returns its final status.  Safe to call twice."""
+def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
+    """Parse, analyse and save one import; returns its final status.  Safe to call twice; does nothing for a task
+    ``task_id`` the import no longer names.  ``worker`` is the Celery node running it.  A database error propagates
+    (the task retries it)."""
     with transaction.atomic():
         job = ProfileImport.objects.select_for_update().get(pk=job_id)
-        if job.is_finished:
+        if job.is_finished or superseded(job, task_id):
             return job.status
         if job.cancel_requested:
             _finish(job, Status.CANCELLED)
             _discard_upload(job)
             return Status.CANCELLED
-        job.status, job.started_at, job.worker = Status.RUNNING, timezone.now(), socket.gethostname()
+        job.status, job.started_at, job.worker = Status.RUNNING, timezone.now(), worker or socket.gethostname()
         job.save(update_fields=["status", "started_at", "worker"])
     try:
         parsed = parse(_media(job.upload_path), job.format, filename=job.filename, progress=_progress_writer(job.pk))
@@ -120,6 +139,8 @@ def execute_import(job_id) -> str:
         analysis["name"] = job.filename
         with transaction.atomic():
             job = ProfileImport.objects.select_for_update().get(pk=job.pk)
+            if job.status != Status.RUNNING:  # finished meanwhile (another delivery of the task): keep that
+                return job.status
             if job.cancel_requested:
                 raise Cancelled()
             profile = Profile.objects.create(
@@ -136,6 +157,8 @@ def execute_import(job_id) -> str:
         _finish(job, Status.FAILED, error=str(exc), error_line=exc.line)
     except Cancelled:
         _finish(job, Status.CANCELLED)
+    except (OperationalError, InterfaceError):
+        raise  # the database went away: the task retries once it is back
     except Exception as exc:  # a parser bug must not leave the job running forever
         log.exception("profile import %s failed", job.pk)
         _finish(job, Status.FAILED, error=f"{job.filename}: could not be analysed ({type(exc).__name__}: {exc})")

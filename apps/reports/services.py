@@ -7,15 +7,18 @@ import time
 from pathlib import Path
 
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
+from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import dispatch as dispatch_job
 from apps.core.models import JOB_FINISHED
 from apps.reports.document import ReportNotReady, build_document
 from apps.reports.models import FORMATS, Report
 from apps.reports.render import RenderError, render
 
-__all__ = ["InvalidReport", "request_report", "generate_report", "cancel_report", "export_report", "report_status"]
+__all__ = ["InvalidReport", "request_report", "generate_report", "cancel_report", "export_report", "report_status",
+           "ReportJobs", "REPORT_JOBS"]
 
 Status = Report.Status
 
@@ -40,17 +43,33 @@ def request_report(scenario, fmt: str, user=None) -> Report:
     state = scenario.status()
     if state in ("draft", "running"):
         raise InvalidReport(f"scenario: it is {state}; run it to the end before exporting a report")
-    from apps.reports.tasks import generate_report_task
-
     with transaction.atomic():
         report = Report.objects.create(scenario=scenario, format=fmt, created_by=user)
-        transaction.on_commit(lambda: _dispatch(report, generate_report_task))
+        transaction.on_commit(lambda: _dispatch(report))
     return report
 
 
-def _dispatch(report: Report, task) -> None:
-    result = task.delay(str(report.pk))
-    Report.objects.filter(pk=report.pk).update(task_id=result.id)
+def _dispatch(report: Report) -> None:
+    dispatch_job(REPORT_JOBS, report)
+
+
+class ReportJobs(TrackedJobs):
+    """Reports as the stuck-job sweeps see them (registered in apps.reports.apps)."""
+
+    label = "report"
+    model = Report
+
+    def send(self, report, task_id: str) -> None:
+        from apps.reports.tasks import generate_report_task
+
+        generate_report_task.apply_async(args=[str(report.pk)], task_id=task_id)
+
+    def fail(self, report, reason: str) -> bool:
+        return bool(Report.objects.filter(pk=report.pk, status=report.status, task_id=report.task_id).update(
+            status=Status.FAILED, error=reason, stage="", finished_at=timezone.now()))
+
+
+REPORT_JOBS = ReportJobs()
 
 
 def _step(report_pk, progress: float, stage: str) -> None:
@@ -59,12 +78,13 @@ def _step(report_pk, progress: float, stage: str) -> None:
         raise ReportCancelled()
 
 
-def generate_report(report_id) -> str:
+def generate_report(report_id, task_id: str | None = None) -> str:
     """Build the document, render it and save the file; returns the final status.  Idempotent: a report that
-    already finished is left as it is."""
+    already finished is left as it is, and a task ``task_id`` the report no longer names does nothing.  A database
+    error propagates (the task retries it)."""
     with transaction.atomic():
         report = Report.objects.select_for_update().select_related("scenario").get(pk=report_id)
-        if report.is_finished:
+        if report.is_finished or superseded(report, task_id):
             return report.status
         report.status, report.started_at, report.stage = Status.RUNNING, timezone.now(), "collecting results"
         report.save(update_fields=["status", "started_at", "stage"])
@@ -78,6 +98,8 @@ def generate_report(report_id) -> str:
         return Status.CANCELLED
     except (ReportNotReady, RenderError) as exc:
         return _fail(report.pk, str(exc))
+    except (OperationalError, InterfaceError):
+        raise  # the database went away: the task retries once it is back
     except Exception as exc:  # noqa: BLE001 - the report must end failed with a reason, never stuck
         return _fail(report.pk, f"{type(exc).__name__}: {exc}")
     with transaction.atomic():

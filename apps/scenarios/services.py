@@ -17,10 +17,12 @@ import time
 from dataclasses import asdict
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.accounts.workspaces import workspace_for
+from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import dispatch as dispatch_job
 from apps.scenarios.adapters import (
     apply_platform_overrides,
     apply_workload_overrides,
@@ -35,7 +37,7 @@ __all__ = [
     "InvalidScenario", "RunCancelled", "run_inputs", "create_run", "dispatch_run", "execute_replication", "cancel_run",
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
     "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
-    "compare_scenarios", "fail_lost_replications",
+    "compare_scenarios", "fail_lost_replications", "ReplicationJobs", "REPLICATION_JOBS",
 ]
 
 #: how often a running replication writes its progress and looks for a cancel (seconds)
@@ -94,22 +96,54 @@ def create_run(*, platform, workload, options=None, seed=0, replications=1, user
     return run
 
 
+class ReplicationJobs(TrackedJobs):
+    """Replications as the stuck-job sweeps see them (registered in apps.scenarios.apps)."""
+
+    label = "simulation replication"
+    model = Replication
+    requested_at = "run__created_at"
+
+    def unfinished(self):
+        return super().unfinished().exclude(run__status__in=FINISHED)
+
+    def node(self, rep) -> str:
+        return rep.worker if "@" in rep.worker else ""
+
+    def send(self, rep, task_id: str) -> None:
+        from apps.scenarios.tasks import run_replication
+
+        run_replication.apply_async(args=[str(rep.run_id), rep.index], task_id=task_id)
+
+    def fail(self, rep, reason: str) -> bool:
+        with transaction.atomic():
+            if not super().fail(rep, reason):
+                return False
+            SimulationRun.objects.filter(pk=rep.run_id).exclude(status__in=FINISHED).update(
+                status=Status.FAILED, error=reason, finished_at=timezone.now())
+        return True
+
+    def fail_lost_workers(self) -> int:
+        return fail_lost_replications()
+
+
+REPLICATION_JOBS = ReplicationJobs()
+
+
 def dispatch_run(run: SimulationRun) -> None:
     """Send one Celery task per replication (more workers finish sooner)."""
-    from apps.scenarios.tasks import run_replication
-
     for rep in run.replication_set.all():
-        result = run_replication.delay(str(run.id), rep.index)
-        Replication.objects.filter(pk=rep.pk).update(task_id=result.id)
+        dispatch_job(REPLICATION_JOBS, rep)
 
 
-def execute_replication(run_id: str, index: int, worker: str = "") -> str:
-    """Run one replication; returns its final status.  Safe to call twice (idempotent).  ``worker`` is the Celery
-    node running it (``name@host``), recorded so a lost worker can be noticed (:func:`fail_lost_replications`)."""
+def execute_replication(run_id: str, index: int, worker: str = "", task_id: str | None = None) -> str:
+    """Run one replication; returns its final status.  Safe to call twice (idempotent), and does nothing when
+    called by a task ``task_id`` the replication no longer names (it was sent again).  ``worker`` is the Celery node
+    running it (``name@host``), recorded so a lost worker can be noticed (:func:`fail_lost_replications`).  A
+    database error propagates (the task retries it) rather than failing the replication."""
     with transaction.atomic():
         run = SimulationRun.objects.select_for_update().get(pk=run_id)
         rep = run.replication_set.select_for_update().get(index=index)
-        if run.is_finished or rep.status in FINISHED:
+        if run.is_finished or rep.status in FINISHED or superseded(rep, task_id):
             return rep.status
         now = timezone.now()
         if run.status == Status.QUEUED:
@@ -124,6 +158,8 @@ def execute_replication(run_id: str, index: int, worker: str = "") -> str:
     except RunCancelled:
         Replication.objects.filter(pk=rep.pk).update(status=Status.CANCELLED, finished_at=timezone.now())
         return Status.CANCELLED
+    except (OperationalError, InterfaceError):
+        raise  # the database went away while progress was written: the task retries once it is back
     except Exception as exc:  # noqa: BLE001 - the run must end 'failed' with a reason, never stuck
         _fail(run.pk, rep.pk, f"{type(exc).__name__}: {exc}")
         return Status.FAILED

@@ -6,3 +6,9 @@ class ScoringConfig(AppConfig):
     label = "scoring"
     verbose_name = "Scoring and recommendations"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from apps.core.jobs import register
+        from apps.scoring.services import CHUNK_JOBS
+
+        register(CHUNK_JOBS)

@@ -13,6 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.workspaces import workspace_for
+from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import dispatch as dispatch_job
 from apps.platforms.models import Platform
 from apps.scenarios.adapters import platform_dict, workload_dict
 from apps.scoring import adapters
@@ -34,7 +36,7 @@ from apps.scoring.logic.tco import Horizon, break_even, tco
 from apps.scoring.models import FINISHED, ConfigurationSearch, Criterion, SearchChunk, Status
 from simulator.model.catalogue import platform_from_dict, workload_from_dict
 
-__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "report_from_runs", "scenario_scoring", "rerank", "tco_report", "create_search", "dispatch_search",
+__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "report_from_runs", "scenario_scoring", "rerank", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
            "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE"]
 
 DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
@@ -285,20 +287,46 @@ def create_search(*, platform, workload, space, seed=0, deadline_s=None, budget_
     return search
 
 
+class ChunkJobs(TrackedJobs):
+    """Search chunks as the stuck-job sweeps see them (registered in apps.scoring.apps)."""
+
+    label = "search chunk"
+    model = SearchChunk
+    requested_at = "search__created_at"
+
+    def unfinished(self):
+        return super().unfinished().exclude(search__status__in=FINISHED)
+
+    def send(self, chunk, task_id: str) -> None:
+        from apps.scoring.tasks import run_search_chunk
+
+        run_search_chunk.apply_async(args=[str(chunk.search_id), chunk.index], task_id=task_id)
+
+    def fail(self, chunk, reason: str) -> bool:
+        with transaction.atomic():
+            if not SearchChunk.objects.filter(pk=chunk.pk, status=chunk.status, task_id=chunk.task_id).update(
+                    status=Status.FAILED, error=reason):
+                return False
+            ConfigurationSearch.objects.filter(pk=chunk.search_id).exclude(status__in=FINISHED).update(
+                status=Status.FAILED, error=reason, finished_at=timezone.now())
+        return True
+
+
+CHUNK_JOBS = ChunkJobs()
+
+
 def dispatch_search(search: ConfigurationSearch) -> None:
-    from apps.scoring.tasks import run_search_chunk
-
     for chunk in search.chunks.all():
-        result = run_search_chunk.delay(str(search.id), chunk.index)
-        SearchChunk.objects.filter(pk=chunk.pk).update(task_id=result.id)
+        dispatch_job(CHUNK_JOBS, chunk)
 
 
-def execute_chunk(search_id: str, index: int) -> str:
-    """Evaluate one chunk; idempotent; stops between configurations when the search is cancelled."""
+def execute_chunk(search_id: str, index: int, task_id: str | None = None) -> str:
+    """Evaluate one chunk; idempotent (and does nothing for a task ``task_id`` the chunk no longer names); stops
+    between configurations when the search is cancelled."""
     with transaction.atomic():
         search = ConfigurationSearch.objects.select_for_update().get(pk=search_id)
         chunk = search.chunks.select_for_update().get(index=index)
-        if search.is_finished or chunk.status in FINISHED:
+        if search.is_finished or chunk.status in FINISHED or superseded(chunk, task_id):
             return chunk.status
         if search.status == Status.QUEUED:
             search.status, search.started_at = Status.RUNNING, timezone.now()

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
+from apps.core.jobs import DB_RETRY
 from apps.scoring.services import execute_chunk
 
 __all__ = ["run_search_chunk"]
 
 
-@shared_task(name="scoring.run_search_chunk", acks_late=True, time_limit=3600, soft_time_limit=3550)
-def run_search_chunk(search_id: str, index: int) -> str:
+@shared_task(name="scoring.run_search_chunk", bind=True, acks_late=True, time_limit=3600, soft_time_limit=3550,
+             autoretry_for=(OperationalError, InterfaceError), **DB_RETRY)
+def run_search_chunk(self, search_id: str, index: int) -> str:
     """Evaluate chunk ``index`` of configuration search ``search_id``; returns its status."""
-    return execute_chunk(search_id, index)
+    return execute_chunk(search_id, index, task_id=self.request.id)
