@@ -78,6 +78,7 @@ def run_size(size_mb: int, repeat: int, directory: str, host: dict) -> dict:
     inputs, measured = best_inputs(inputs_runs), best_measured(measured_runs)
     result = compare("this-host", host, inputs, measured, lay)
     return {"size_mb": size_mb, "layout": measured["layout"], "repeat": repeat, "load_before_each": loads,
+            "at_rest": [r.get("at_rest") for r in measured_runs],
             "all_makespans_s": measured["all_makespans_s"], "all_runqueue_waits_s": measured["all_waits_s"],
             "measured_makespan_s": measured["makespan_s"], "measured_dedicated_s": result["measured_dedicated_s"],
             "predicted_s": result["predicted"]["sequential_s"], "error_pct": result["prediction_error_pct"],
@@ -137,6 +138,13 @@ def _print(r: dict, header: dict | None) -> None:
           f"{pct(r['error_pct']):>7s} {pct(r['dedicated_error_pct']):>12s}")
     print(f"  all runs: {', '.join(f'{m:.2f}' for m in r['all_makespans_s'])} s; waiting for a CPU: "
           f"{', '.join(f'{w:.2f}' for w in r['all_runqueue_waits_s'])} s")
+    for rest in r["at_rest"]:
+        if rest and rest.get("drain"):
+            d = rest["drain"]
+            print(f"  at rest: waited {rest['settled_s']:.0f} s, then held {d['bytes'] / MiB:.0f} MiB of new pages "
+                  f"({d['warm_bytes'] / MiB:.0f} MiB still cheap), new pages then at "
+                  f"{(d['steady_bytes_per_s'] or 0) / 1e6:.0f} MB/s (rewriting cached pages "
+                  f"{d['rewrite_bytes_per_s'] / 1e6:.0f} MB/s)")
     for note in r["notes"]:
         print(f"  note: {note}")
 

@@ -10,6 +10,11 @@ The prediction's inputs are measured separately from the timed run, on the same 
   on this project's VM, writing new files through the page cache ran at 0.4–0.8 GB/s where fio rewrote cached
   pages at 3.7 GB/s.
 
+Both the file-operation probes and the timed pipeline start from free memory *at rest*
+(:func:`~.probes.memory.at_rest`): on a virtual machine that hands freed memory back to its hypervisor, a new
+page-cache page costs ten times more once the memory it takes was reported free, so the probes and the run must
+find the same state for their rates to carry over.
+
 The page-cache rates hold while the pipeline's unwritten (dirty) data stays under the kernel's background
 writeback threshold; past it the kernel writes back to the device while the pipeline runs, which the model does
 not include — the result then says so (``notes``).

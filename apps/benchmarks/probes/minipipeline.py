@@ -22,6 +22,7 @@ a 1 Hz /proc sampler writes the CHILES tracer CSV alongside.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import resource
@@ -32,6 +33,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .memory import at_rest
 from .sampler import ProcSampler
 
 __all__ = ["Layout", "layout_for", "work_counts", "split_buffer_bytes", "write_arrays", "file_io_rates",
@@ -175,12 +177,16 @@ def write_arrays(path: str, *arrays: np.ndarray) -> None:
             fh.write(a)
 
 
-def file_io_rates(directory: str, lay: Layout) -> dict:
+def file_io_rates(directory: str, lay: Layout, *, settle_s: float | None = None) -> dict:
     """The pipeline's own file operations, timed on this host at its file sizes and volumes, in its order: COPY's
     copy of a cached day file to a new file, SPLIT's writes of sub-band files, INVERT's reads of them into a reused
     buffer.  Each rate is bytes over the operation's time less the time spent waiting for a CPU held by other
     processes.  (Writing new files through the page cache costs far more than rewriting cached pages — fio's
-    figure — and copying in the kernel less than reading and writing: only the same calls give the same costs.)"""
+    figure — and copying in the kernel less than reading and writing: only the same calls give the same costs.)
+
+    The copies and writes start from memory at rest (:func:`~.memory.at_rest`, ``settle_s`` overrides its wait), as
+    the timed pipeline does, and nothing is freed between them: on a host that hands freed memory back to its
+    hypervisor, new page-cache pages cost ten times more than pages freed a second earlier."""
     os.makedirs(directory, exist_ok=True)
     source = os.path.join(directory, "day")
     day = np.ones(lay.day_bytes, dtype=np.uint8)
@@ -197,13 +203,15 @@ def file_io_rates(directory: str, lay: Layout) -> dict:
         fn()
         return time.perf_counter() - t0 - (_thread_times()[0] - w0)
 
-    copy_s = timed(lambda: [shutil.copyfile(source, os.path.join(directory, f"copy{d}")) for d in range(lay.n_days)])
-    write_s = timed(lambda: [write_arrays(f, u, v, block) for f in files])
+    with at_rest(directory, settle_s=settle_s) as rest:
+        copy_s = timed(lambda: [shutil.copyfile(source, os.path.join(directory, f"copy{d}"))
+                                for d in range(lay.n_days)])
+        write_s = timed(lambda: [write_arrays(f, u, v, block) for f in files])
     read_s = timed(lambda: [_read_day(f, lay, lay.channels_per_subband, buf) for f in files])
     return {"copy_bytes_per_s": lay.n_days * lay.day_bytes / copy_s,
             "write_bytes_per_s": len(files) * lay.subband_bytes / write_s,
             "read_bytes_per_s": len(files) * lay.subband_bytes / read_s,
-            "tool": "the mini-pipeline's own file operations (page cache)"}
+            "at_rest": rest, "tool": "the mini-pipeline's own file operations (page cache)"}
 
 
 def _thread_times() -> tuple[float, float]:
@@ -217,8 +225,10 @@ def _thread_times() -> tuple[float, float]:
     return wait, resource.getrusage(resource.RUSAGE_THREAD).ru_stime
 
 
-def run_minipipeline(scratch: str, lay: Layout, *, sample_path: str | None = None, progress: Progress = None) -> dict:
-    """Generate the data, run the four stages, return per-task timings (seconds since the copy started)."""
+def run_minipipeline(scratch: str, lay: Layout, *, sample_path: str | None = None, progress: Progress = None,
+                     settle_s: float | None = None) -> dict:
+    """Generate the data, bring free memory to rest (:func:`~.memory.at_rest`; ``settle_s`` overrides its wait), run
+    the four stages, return per-task timings (seconds since the copy started)."""
     src, work = os.path.join(scratch, "source"), os.path.join(scratch, "work")
     os.makedirs(src, exist_ok=True)
     os.makedirs(work, exist_ok=True)
@@ -228,21 +238,19 @@ def run_minipipeline(scratch: str, lay: Layout, *, sample_path: str | None = Non
     counts = work_counts(lay)
     total = sum(int(c["n_tasks"]) for c in counts.values())
     tasks: list[dict] = []
-    t0 = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        rest = stack.enter_context(at_rest(scratch, settle_s=settle_s))
+        sampler = stack.enter_context(ProcSampler(sample_path)) if sample_path else None
+        t0 = time.perf_counter()
+        times = [_thread_times()]
 
-    times = [_thread_times()]
+        def record(stage: str, label: str, start: float) -> None:
+            times.append(_thread_times())
+            tasks.append({"stage": stage, "label": label, "start_s": start - t0, "end_s": time.perf_counter() - t0,
+                          "runqueue_wait_s": times[-1][0] - times[-2][0], "system_s": times[-1][1] - times[-2][1]})
+            if progress:
+                progress(len(tasks), total)
 
-    def record(stage: str, label: str, start: float) -> None:
-        times.append(_thread_times())
-        tasks.append({"stage": stage, "label": label, "start_s": start - t0, "end_s": time.perf_counter() - t0,
-                      "runqueue_wait_s": times[-1][0] - times[-2][0], "system_s": times[-1][1] - times[-2][1]})
-        if progress:
-            progress(len(tasks), total)
-
-    sampler = ProcSampler(sample_path) if sample_path else None
-    if sampler:
-        sampler.__enter__()
-    try:
         copies = []
         for d, path in enumerate(days):
             s = time.perf_counter()
@@ -283,9 +291,6 @@ def run_minipipeline(scratch: str, lay: Layout, *, sample_path: str | None = Non
                 with open(path, "rb") as fh:
                     shutil.copyfileobj(fh, out, 8 * 1024 * 1024)
         record("concat", "all sub-bands", s)
-    finally:
-        if sampler:
-            sampler.__exit__(None, None, None)
     stages = {}
     for t in tasks:
         st = stages.setdefault(t["stage"], {"start_s": t["start_s"], "end_s": t["end_s"], "tasks": 0,
@@ -294,6 +299,7 @@ def run_minipipeline(scratch: str, lay: Layout, *, sample_path: str | None = Non
         st["tasks"] += 1
         st["runqueue_wait_s"] += t["runqueue_wait_s"]
         st["system_s"] += t["system_s"]
-    return {"layout": asdict(lay), "generate_s": generate_s, "makespan_s": tasks[-1]["end_s"], "stages": stages,
+    return {"layout": asdict(lay), "generate_s": generate_s, "at_rest": rest,
+            "makespan_s": tasks[-1]["end_s"], "stages": stages,
             "runqueue_wait_s": sum(t["runqueue_wait_s"] for t in tasks), "tasks": tasks,
             "samples": sampler.samples if sampler else 0}
