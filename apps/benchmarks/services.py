@@ -162,7 +162,10 @@ def _need_bytes(kind: str, p: dict) -> int:
     if kind == "storage":
         return p["size_mb"] * MiB * p["max_jobs"]
     if kind == "minipipeline":
-        return p["size_mb"] * MiB * 4  # source, work copy, sub-band files, cubes
+        from apps.benchmarks.probes.memory import drain_limit
+
+        # source, work copy, sub-band files, cubes, and the file that holds free memory at rest (probes.memory)
+        return p["size_mb"] * MiB * 4 + drain_limit()
     return 0
 
 
