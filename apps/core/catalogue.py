@@ -158,6 +158,9 @@ def _load_platforms(reader: _Reader, summary: LoadSummary) -> None:
         path = f"$.platforms[{i}]"
         slug = reader.text(entry, "slug", path)
         platform = Platform.objects.filter(slug=slug).first() or Platform(slug=slug)
+        if platform.workspace_id is not None:
+            reader.fail(f"{path}.slug", f"{slug!r} is the slug of a workspace's copy ({platform.name}); "
+                                        "give the reference platform another slug")
         platform.name = reader.text(entry, "name", path)
         platform.kind = reader.text(entry, "kind", path)
         platform.description = reader.text(entry, "description", path, required=False)

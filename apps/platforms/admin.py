@@ -15,8 +15,8 @@ class StorageTierInline(admin.StackedInline):
 
 @admin.register(Platform)
 class PlatformAdmin(admin.ModelAdmin):
-    list_display = ("name", "kind", "location", "max_nodes")
-    list_filter = ("kind",)
+    list_display = ("name", "kind", "location", "max_nodes", "workspace")
+    list_filter = ("kind", ("workspace", admin.EmptyFieldListFilter))
     search_fields = ("name", "slug", "location")
     prepopulated_fields = {"slug": ("name",)}
     inlines = [NodeTypeInline, StorageTierInline]

@@ -100,12 +100,22 @@ class Platform(CatalogueModel):
     power_per_year = QuantityField("power cost per year", dimension="money_per_year")
     egress_per_gb = QuantityField("egress price", dimension="money_per_gb")
     price_date = models.DateField("prices as of", null=True, blank=True)
+    workspace = models.ForeignKey(
+        "accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE, related_name="platforms",
+        help_text="the workspace whose editable copy this is; none: the shared, read-only reference catalogue")
+    copied_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="copies",
+                                    help_text="the platform this copy was made from")
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_reference(self) -> bool:
+        """Part of the shared reference catalogue (not a workspace's copy)."""
+        return self.workspace_id is None
 
     def get_absolute_url(self) -> str:
         return reverse("platforms:detail", args=[self.slug])
