@@ -6,10 +6,11 @@ from django import forms
 
 from apps.benchmarks.models import BenchmarkRun
 from apps.platforms.models import Platform
+from apps.platforms.services import visible_platforms
 
 
 class BenchmarkForm(forms.Form):
-    platform = forms.ModelChoiceField(queryset=Platform.objects.all(), to_field_name="slug", empty_label=None,
+    platform = forms.ModelChoiceField(queryset=Platform.objects.none(), to_field_name="slug", empty_label=None,
                                       help_text="runs on a worker consuming the queue bench.<platform>")
     kind = forms.ChoiceField(choices=BenchmarkRun.Kind.choices)
     directory = forms.CharField(required=False, max_length=500,
@@ -21,6 +22,10 @@ class BenchmarkForm(forms.Form):
     n_days = forms.IntegerField(required=False, min_value=1, max_value=64, label="Mini-pipeline days")
     n_subbands = forms.IntegerField(required=False, min_value=1, max_value=64, label="Mini-pipeline sub-bands")
     seconds = forms.IntegerField(required=False, min_value=1, max_value=60, label="CPU seconds per kernel")
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["platform"].queryset = visible_platforms(user)
 
     def parameters(self) -> dict:
         from apps.benchmarks.services import DEFAULTS

@@ -11,10 +11,11 @@ from apps.accounts.workspaces import Role, editable_workspace, get_or_404, requi
 from apps.benchmarks import charts, services
 from apps.benchmarks.forms import ApplyForm, BenchmarkForm
 from apps.benchmarks.models import BenchmarkRun
+from apps.platforms.services import require_platform_editor
 
 
 def run_list(request):
-    form = BenchmarkForm(request.POST or None, initial=request.GET.dict() or None)
+    form = BenchmarkForm(request.POST or None, initial=request.GET.dict() or None, user=request.user)
     workspace = editable_workspace(request) if request.method == "POST" else None
     if request.method == "POST" and form.is_valid():
         try:
@@ -66,7 +67,10 @@ def run_cancel(request, run_id):
 @require_POST
 def run_apply(request, run_id):
     run = _run(request, run_id)
-    require_catalogue_maintainer(request.user)
+    if run.platform.is_reference:
+        require_catalogue_maintainer(request.user)
+    else:  # a workspace's copy: its editors
+        require_platform_editor(request.user, run.platform)
     form = ApplyForm(request.POST, platform=run.platform)
     if not form.is_valid():
         messages.error(request, "Choose one of this platform's storage tiers.")

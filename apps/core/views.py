@@ -6,7 +6,7 @@ from django.shortcuts import render
 
 from apps.core.models import WorkerHeartbeat
 from apps.core.services import database_ok
-from apps.platforms.models import Platform
+from apps.platforms.services import visible_platforms
 from apps.workloads.models import Workload
 
 
@@ -15,7 +15,7 @@ def home(request):
         request,
         "core/home.html",
         {
-            "platforms": Platform.objects.all(),
+            "platforms": visible_platforms(request.user),
             "workloads": Workload.objects.all(),
             "workers": WorkerHeartbeat.objects.all()[:10],
         },

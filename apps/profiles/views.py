@@ -13,6 +13,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, editable_workspace, get_or_404, require_catalogue_maintainer, visible
+from apps.platforms.services import require_platform_editor, visible_platforms
 from apps.profiles import charts, services
 from apps.profiles.analysis import BOUND_LABELS
 from apps.profiles.forms import CalibrateForm, TierForm, UploadForm
@@ -35,7 +36,7 @@ def profile_list(request):
 @csrf_protect
 def _profile_list(request):
     workspace = editable_workspace(request) if request.method == "POST" else None
-    form = UploadForm(request.POST or None, request.FILES or None)
+    form = UploadForm(request.POST or None, request.FILES or None, user=request.user)
     too_large = getattr(request, "too_large", [])
     if request.method == "POST":
         jobs, errors = [], [f"{name}: larger than the {filesizeformat(max_upload_bytes())} limit" for name in too_large]
@@ -111,10 +112,13 @@ def profile_detail(request, profile_id):
     context = {
         "profile": profile, "a": profile.analysis, "s": profile.summary, "figures": figures,
         "bound_labels": BOUND_LABELS,
-        "calibrate_form": CalibrateForm(profile=profile) if profile.kind != Profile.Kind.FIO else None,
-        "tier_form": TierForm(initial={"host": profile.host}) if profile.kind == Profile.Kind.FIO else None,
+        "calibrate_form": (CalibrateForm(profile=profile, user=request.user)
+                           if profile.kind != Profile.Kind.FIO else None),
+        "tier_form": (TierForm(initial={"host": profile.host}, user=request.user)
+                      if profile.kind == Profile.Kind.FIO else None),
         "calibrations": visible(profile.calibrations.select_related("stage__workload", "platform"), request.user),
-        "measurements": profile.tier_measurements.select_related("tier__platform"),
+        "measurements": profile.tier_measurements.filter(tier__platform__in=visible_platforms(request.user))
+        .select_related("tier__platform"),
     }
     return render(request, "profiles/detail.html", context)
 
@@ -122,7 +126,7 @@ def profile_detail(request, profile_id):
 @require_POST
 def profile_calibrate(request, profile_id):
     profile = _profile(request, profile_id, need=Role.EDITOR)
-    form = CalibrateForm(request.POST, profile=profile)
+    form = CalibrateForm(request.POST, profile=profile, user=request.user)
     if form.is_valid():
         d = form.cleaned_data
         companion = d.get("companion")
@@ -162,8 +166,12 @@ def calibration_apply(request, cal_id):
 @require_POST
 def profile_measure_tier(request, profile_id):
     profile = _profile(request, profile_id)
-    require_catalogue_maintainer(request.user)
-    form = TierForm(request.POST)
+    form = TierForm(request.POST, user=request.user)
+    tier = form.cleaned_data["tier"] if form.is_valid() else None
+    if tier is None or tier.platform.is_reference:
+        require_catalogue_maintainer(request.user)
+    else:  # a tier of a workspace's copy: its editors
+        require_platform_editor(request.user, tier.platform)
     if not form.is_valid():
         messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
         return redirect(profile)
@@ -179,6 +187,6 @@ def profile_measure_tier(request, profile_id):
 
 
 def measurement_list(request):
-    rows = visible(TierMeasurement.objects.select_related("tier__platform", "profile"), request.user,
-                   field="profile__workspace")[:100]
+    rows = visible(TierMeasurement.objects.filter(tier__platform__in=visible_platforms(request.user))
+                   .select_related("tier__platform", "profile"), request.user, field="profile__workspace")[:100]
     return render(request, "profiles/measurements.html", {"rows": rows})

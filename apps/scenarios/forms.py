@@ -9,6 +9,7 @@ from django import forms
 from django.forms.utils import ErrorDict
 
 from apps.platforms.models import Platform
+from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
 from apps.workloads.models import Workload
 from simulator.model.specs import POLICIES, PRICING_MODELS
@@ -17,7 +18,7 @@ from simulator.units import UnitError, format_quantity, parse_quantity
 
 class RunForm(forms.Form):
     workload = forms.ModelChoiceField(queryset=Workload.objects.all(), to_field_name="slug", empty_label=None)
-    platform = forms.ModelChoiceField(queryset=Platform.objects.all(), to_field_name="slug", empty_label=None)
+    platform = forms.ModelChoiceField(queryset=Platform.objects.none(), to_field_name="slug", empty_label=None)
     replications = forms.IntegerField(min_value=1, max_value=200, initial=1,
                                       help_text="Monte Carlo replications (queue waits, WAN variability, spot)")
     seed = forms.IntegerField(min_value=0, max_value=2**62, initial=0)
@@ -25,6 +26,10 @@ class RunForm(forms.Form):
         required=False, widget=forms.Textarea(attrs={"rows": 4}),
         help_text='Optional scenario options as JSON, e.g. {"include_copy": false} or placements per stage',
     )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["platform"].queryset = visible_platforms(user)
 
     def clean_options(self):
         text = (self.cleaned_data.get("options") or "").strip()
@@ -225,13 +230,13 @@ class ScenarioBuilder:
     ``save`` creates the scenario through the service and puts any refusal next to the field
     (or the platform) it names, so no input ends in a server error."""
 
-    def __init__(self, data=None, *, workload: Workload, source=None):
+    def __init__(self, data=None, *, workload: Workload, user, source=None):
         initial, param_initial, platform_initial = self._initial(workload, source)
         self.workload = workload
         self.form = ScenarioForm(data, initial=initial)
         self.parameters = WorkloadParametersForm(data, workload=workload, initial=param_initial)
         self.platforms = []
-        for platform in Platform.objects.prefetch_related("node_types", "storage_tiers").order_by("name"):
+        for platform in visible_platforms(user).prefetch_related("node_types", "storage_tiers").order_by("name"):
             form = PlatformOptionsForm(data, platform=platform, workload=workload)
             if platform.slug in platform_initial:
                 options, overrides = platform_initial[platform.slug]

@@ -358,12 +358,12 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
 
 def create_demo_scenario(user=None, workspace=None) -> Scenario:
     """The demo scenario, saved (the caller runs it)."""
-    from apps.platforms.models import Platform
+    from apps.platforms.services import reference_platforms
     from apps.workloads.models import Workload
 
     try:
         workload = Workload.objects.get(slug=DEMO["workload"])
-        platforms = {p.slug: p for p in Platform.objects.filter(slug__in=DEMO["platforms"])}
+        platforms = {p.slug: p for p in reference_platforms().filter(slug__in=DEMO["platforms"])}
         entries = [(platforms[slug], {}, {}) for slug in DEMO["platforms"]]
     except (Workload.DoesNotExist, KeyError):
         raise InvalidScenario(

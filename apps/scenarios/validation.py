@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from apps.platforms.models import Platform
+from apps.platforms.services import reference_platforms
 from apps.scenarios.adapters import observations, platform_spec, workload_spec
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.validation import fitted_parameters, validate
@@ -18,7 +18,7 @@ def validation_report(workload_slug: str = DEFAULT_WORKLOAD, seed: int = 0) -> d
     """Published vs simulated for every reference quantity of ``workload_slug``, plus every fitted value."""
     workload = Workload.objects.prefetch_related("stages").get(slug=workload_slug)
     platforms = {
-        p.slug: platform_spec(p) for p in Platform.objects.prefetch_related("node_types", "storage_tiers")
+        p.slug: platform_spec(p) for p in reference_platforms().prefetch_related("node_types", "storage_tiers")
     }
     obs = observations(
         ReferenceObservation.objects.filter(workload=workload).select_related("platform", "workload")

@@ -21,7 +21,7 @@ from apps.workloads.models import Workload
 
 
 def run_list(request):
-    form = RunForm(request.POST or None, initial=request.GET.dict() or None)
+    form = RunForm(request.POST or None, initial=request.GET.dict() or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -91,7 +91,7 @@ def scenario_new(request):
     source = None
     if request.GET.get("from") and _is_uuid(request.GET["from"]):
         source = visible(Scenario.objects.all(), request.user).filter(pk=request.GET["from"]).first()
-    builder = ScenarioBuilder(request.POST or None, workload=workload, source=source)
+    builder = ScenarioBuilder(request.POST or None, workload=workload, source=source, user=request.user)
     if request.method == "POST":
         scenario = builder.save(user=request.user, parent=source, workspace=editable_workspace(request))
         if scenario is not None:

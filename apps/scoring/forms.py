@@ -7,13 +7,23 @@ import json
 from django import forms
 
 from apps.platforms.models import Platform
+from apps.platforms.services import visible_platforms
 from apps.scoring.logic.aggregate import METHODS
 from apps.scoring.models import Criterion
 from apps.workloads.models import Workload
 
 
-class ScoreForm(forms.Form):
-    platform = forms.ModelMultipleChoiceField(queryset=Platform.objects.all(), to_field_name="slug", required=False,
+class _PlatformsOfUser:
+    """Mixin: the ``platform`` field offers the platforms the user sees (the reference catalogue and their
+    workspaces' copies)."""
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["platform"].queryset = visible_platforms(user)
+
+
+class ScoreForm(_PlatformsOfUser, forms.Form):
+    platform = forms.ModelMultipleChoiceField(queryset=Platform.objects.none(), to_field_name="slug", required=False,
                                               help_text="none selected: Pleiades, Magnus and AWS (the paper's three)")
     method = forms.ChoiceField(choices=[(m, m.replace("_", " ")) for m in METHODS], initial="weighted_sum",
                                required=False,
@@ -50,9 +60,9 @@ class CriterionForm(forms.ModelForm):
             raise forms.ValidationError(f"not valid JSON: {exc}") from None
 
 
-class SearchForm(forms.Form):
+class SearchForm(_PlatformsOfUser, forms.Form):
     workload = forms.ModelChoiceField(queryset=Workload.objects.all(), to_field_name="slug", empty_label=None)
-    platform = forms.ModelChoiceField(queryset=Platform.objects.all(), to_field_name="slug", empty_label=None)
+    platform = forms.ModelChoiceField(queryset=Platform.objects.none(), to_field_name="slug", empty_label=None)
     space = forms.CharField(widget=forms.Textarea(attrs={"rows": 8, "cols": 80}),
                             help_text="JSON: stages -> dimension -> list of values (see docs/scoring.md)")
     deadline_h = forms.FloatField(required=False, min_value=0.001, label="deadline (hours)")

@@ -16,6 +16,7 @@ from apps.accounts.workspaces import workspace_for
 from apps.core.jobs import TrackedJobs, superseded
 from apps.core.jobs import dispatch as dispatch_job
 from apps.platforms.models import Platform
+from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import platform_dict, workload_dict
 from apps.scoring import adapters
 from apps.scoring.logic import aggregate as agg
@@ -49,8 +50,9 @@ class InvalidSearch(ValueError):
     """The search cannot start; the message names the field."""
 
 
-def _platforms(slugs) -> list[Platform]:
-    qs = Platform.objects.prefetch_related("node_types", "storage_tiers")
+def _platforms(slugs, user=None) -> list[Platform]:
+    """The platforms named (``user`` must see them: another workspace's copy is "unknown"), or the paper's three."""
+    qs = visible_platforms(user).prefetch_related("node_types", "storage_tiers")
     if slugs:
         found = {p.slug: p for p in qs.filter(slug__in=slugs)}
         missing = [s for s in slugs if s not in found]
@@ -74,9 +76,10 @@ def default_horizon(workload, runs: dict | None = None, **overrides) -> Horizon:
 
 
 def score_report(workload, platform_slugs=None, *, criteria=None, method="weighted_sum", samples=2000, seed=0,
-                 replications=REPLICATIONS, horizon: dict | None = None) -> dict:
-    """Everything the scoring page and ``manage.py score`` show, as JSON-able data."""
-    platforms = _platforms(platform_slugs)
+                 replications=REPLICATIONS, horizon: dict | None = None, user=None) -> dict:
+    """Everything the scoring page and ``manage.py score`` show, as JSON-able data; the platforms are those
+    ``user`` sees (every platform for the command line)."""
+    platforms = _platforms(platform_slugs, user)
     specs = _specs(criteria, method)
     runs = adapters.simulate_epochs(platforms, workload, replications=replications, seed=seed)
     return report_from_runs(workload, platforms, runs, specs, method=method, samples=samples, seed=seed,
@@ -153,7 +156,8 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
         return cached
     from apps.scenarios.models import Status as RunStatus
 
-    entries = [e for e in scenario.entries.select_related("platform", "run")
+    entries = [e for e in scenario.entries.select_related("platform", "run").prefetch_related(
+                   "platform__node_types", "platform__storage_tiers")
                if e.run is not None and e.run.status == RunStatus.SUCCEEDED]
     if not entries:
         return None
@@ -167,7 +171,7 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
         note = "scored from this scenario's own runs (its options and overrides apply)" if (
             e.options or e.platform_overrides) else ""
         runs[e.platform.slug] = adapters.summary_from_results(reps, e.run.label, note)
-        platforms.append(Platform.objects.prefetch_related("node_types", "storage_tiers").get(pk=e.platform_id))
+        platforms.append(e.platform)
     horizon = {"years": max(1, round(scenario.tco_years)), "epochs_per_year": max(1, round(scenario.epochs_per_year))}
     report = report_from_runs(scenario.workload, platforms, runs, specs, seed=scenario.seed,
                               replications=scenario.replications, horizon=horizon)

@@ -25,7 +25,7 @@ def index(request):
 
 
 def _report(request, workload, form_class, **extra):
-    form = form_class(request.GET or None)
+    form = form_class(request.GET or None, user=request.user)
     context = {"workload": workload, "form": form, "report": None}
     if request.GET and not form.is_valid():
         return context
@@ -34,7 +34,8 @@ def _report(request, workload, form_class, **extra):
     horizon = {k: data.get(k) for k in ("years", "epochs_per_year", "growth_per_epoch", "egress_gb_per_epoch")}
     try:
         context["report"] = services.score_report(workload, slugs, method=data.get("method") or "weighted_sum",
-                                                  seed=data.get("seed") or 0, horizon=horizon, **extra)
+                                                  seed=data.get("seed") or 0, horizon=horizon, user=request.user,
+                                                  **extra)
     except ValueError as exc:
         field = str(exc).split(":", 1)[0]
         form.add_error(field if field in form.fields else None, str(exc))
@@ -102,7 +103,7 @@ def criteria_reset(request):
 def searches(request):
     initial = {"workload": "chiles-epoch1", "platform": "aws-sydney", "space": json.dumps(DEMO_SPACE, indent=1),
                "deadline_h": 96, "budget_aud": 500, "seed": 0}
-    form = SearchForm(request.POST or None, initial=initial)
+    form = SearchForm(request.POST or None, initial=initial, user=request.user)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.api.serializers.catalogue import SlugLookupField
+from apps.api.serializers.catalogue import PlatformSlugField
 from apps.api.serializers.scenarios import StrictSerializer
 from apps.benchmarks.models import BenchmarkRun, MeasuredValue
 from apps.benchmarks.services import DEFAULTS
-from apps.platforms.models import Platform
 
 __all__ = ["BenchmarkCreateSerializer", "BenchmarkSerializer", "BenchmarkStatusSerializer",
            "BenchmarkResultsSerializer"]
@@ -42,8 +41,7 @@ class BenchmarkParametersSerializer(StrictSerializer):
 
 
 class BenchmarkCreateSerializer(StrictSerializer):
-    platform = SlugLookupField(queryset=Platform.objects.all(),
-                                            help_text="measured by a worker consuming the queue bench.<platform>")
+    platform = PlatformSlugField(help_text="measured by a worker consuming the queue bench.<platform>")
     kind = serializers.ChoiceField(choices=BenchmarkRun.Kind.choices)
     parameters = BenchmarkParametersSerializer(required=False)
 

@@ -7,14 +7,16 @@ import re
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.accounts.workspaces import workspaces_of
 from apps.core.fields import QuantityField
 from apps.core.provenance import describe_source
 from apps.core.templatetags.skyplan import display_value
 from apps.platforms.models import NodeType, Platform, StorageTier
+from apps.platforms.services import reference_platforms, visible_platforms
 from apps.workloads.models import Workload, WorkloadStage
 from simulator.units import DIMENSIONS, format_quantity
 
-__all__ = ["SlugLookupField", "FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
+__all__ = ["SlugLookupField", "PlatformSlugField", "FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
            "WorkloadDetailSerializer", "facts_of"]
 
 
@@ -33,6 +35,20 @@ class SlugLookupField(serializers.SlugRelatedField):
 
 
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,50}")
+
+
+class PlatformSlugField(SlugLookupField):
+    """A platform named by its slug, among those the requesting user sees (the reference catalogue and their
+    workspaces' copies): another workspace's copy "does not exist".  Without a request in the context, only the
+    reference catalogue."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("queryset", Platform.objects.all())
+        super().__init__(**kwargs)
+
+    def get_queryset(self):
+        request = self.context.get("request")
+        return visible_platforms(request.user) if request is not None else reference_platforms()
 
 
 class FactSerializer(serializers.Serializer):
@@ -94,10 +110,29 @@ class StorageTierSerializer(_WithFacts, serializers.ModelSerializer):
 class PlatformSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:platform-detail", lookup_field="slug")
     kind = serializers.CharField(help_text=", ".join(Platform.Kind.values))
+    workspace = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True,
+        help_text="the workspace whose editable copy this is; null: the shared, read-only reference catalogue")
+    copied_from = serializers.SerializerMethodField(
+        help_text="slug of the platform this copy was made from (null for the reference catalogue, or when that "
+                  "platform is not one you see)")
 
     class Meta:
         model = Platform
-        fields = ["slug", "name", "kind", "description", "location", "region", "url"]
+        fields = ["slug", "name", "kind", "description", "location", "region", "workspace", "copied_from", "url"]
+
+    def get_copied_from(self, obj) -> str | None:
+        origin = obj.copied_from
+        if origin is None:
+            return None
+        if origin.workspace_id is None:
+            return origin.slug
+        request = self.context.get("request")
+        if request is None:
+            return None
+        mine = self.context.setdefault("_workspace_ids", set(
+            workspaces_of(request.user).values_list("pk", flat=True)))
+        return origin.slug if origin.workspace_id in mine else None
 
 
 class PlatformDetailSerializer(_WithFacts, PlatformSerializer):

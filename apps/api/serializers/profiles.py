@@ -5,8 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.api.serializers.catalogue import SlugLookupField
-from apps.platforms.models import Platform
+from apps.api.serializers.catalogue import PlatformSlugField
 from apps.profiles.models import Profile, ProfileImport
 from apps.profiles.parsers import FORMAT_LABELS
 from apps.workloads.models import WorkloadStage
@@ -24,8 +23,7 @@ class ProfileFormatField(serializers.ChoiceField):
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="the profile: per-second samples CSV, pidstat text, strace text or fio JSON")
     format = ProfileFormatField(choices=list(FORMAT_LABELS.items()), default="auto")
-    platform = SlugLookupField(queryset=Platform.objects.all(), required=False,
-                                            allow_null=True, help_text="where the profiled run ran")
+    platform = PlatformSlugField(required=False, allow_null=True, help_text="where the profiled run ran")
     stage = serializers.PrimaryKeyRelatedField(queryset=WorkloadStage.objects.all(), required=False,
                                                allow_null=True, help_text="id of the workload stage it profiles")
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.api.serializers.catalogue import SlugLookupField
-from apps.platforms.models import Platform
+from apps.api.serializers.catalogue import PlatformSlugField, SlugLookupField
 from apps.scenarios.adapters import PLATFORM_OVERRIDE_FACTS, TIER_OVERRIDE_FACTS
 from apps.scenarios.models import Scenario, SimulationRun
 from apps.workloads.models import Workload
@@ -96,7 +95,7 @@ class PlatformOverridesSerializer(StrictSerializer):
 
 
 class ScenarioEntrySerializer(StrictSerializer):
-    platform = SlugLookupField(queryset=Platform.objects.all())
+    platform = PlatformSlugField()
     options = RunOptionsSerializer(required=False)
     platform_overrides = PlatformOverridesSerializer(required=False)
 
@@ -175,7 +174,7 @@ class ActionResultSerializer(serializers.Serializer):
 
 class RunCreateSerializer(StrictSerializer):
     workload = SlugLookupField(queryset=Workload.objects.all())
-    platform = SlugLookupField(queryset=Platform.objects.all())
+    platform = PlatformSlugField()
     options = RunOptionsSerializer(required=False)
     replications = serializers.IntegerField(min_value=1, max_value=200, default=1)
     seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)

@@ -43,7 +43,7 @@ class BenchmarkList(ListCreateApiView):
 
     @extend_schema(request=BenchmarkCreateSerializer, responses={202: BenchmarkSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
-        data = BenchmarkCreateSerializer(data=request.data)
+        data = BenchmarkCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         d = data.validated_data
         workspace = editable_workspace(request)

@@ -51,7 +51,7 @@ class ImportList(ListCreateApiView):
                    responses={202: ImportSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         workspace = editable_workspace(request)
-        upload = UploadSerializer(data=request.data)
+        upload = UploadSerializer(data=request.data, context={"request": request})
         too_large = getattr(request._request, "too_large", [])
         if too_large:
             raise ValidationError({"file": [f"{name}: larger than the {filesizeformat(max_upload_bytes())} limit"

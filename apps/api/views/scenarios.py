@@ -81,7 +81,7 @@ class ScenarioList(ListCreateApiView):
 
     @extend_schema(request=ScenarioCreateSerializer, responses={201: ScenarioSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
-        data = ScenarioCreateSerializer(data=request.data)
+        data = ScenarioCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         d = data.validated_data
         workspace = editable_workspace(request)
@@ -180,7 +180,7 @@ class RunList(ListCreateApiView):
 
     @extend_schema(request=RunCreateSerializer, responses={201: RunSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
     def post(self, request):
-        data = RunCreateSerializer(data=request.data)
+        data = RunCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         d = data.validated_data
         workspace = editable_workspace(request)
