@@ -1,8 +1,14 @@
-"""Catalogue pages for platforms."""
+"""Catalogue pages for platforms: the list and a platform's page (the reference catalogue and the copies of the
+user's workspaces), copying a platform into the active workspace, editing and deleting a workspace's copy."""
 
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
+from apps.accounts.workspaces import Role, active_workspace, editable_workspace, role_allows
 from apps.core.templatetags.skyplan import columns
+from apps.platforms import services
+from apps.platforms.forms import PlatformEditor
 from apps.platforms.models import NodeType, Platform, StorageTier
 
 #: facts shown on the platform page, grouped as a reader scans them
@@ -24,12 +30,15 @@ PLATFORM_SECTIONS = (
 
 
 def platform_list(request):
-    platforms = Platform.objects.prefetch_related("node_types", "storage_tiers")
-    return render(request, "platforms/list.html", {"platforms": platforms})
+    platforms = services.visible_platforms(request.user).select_related("workspace").prefetch_related(
+        "node_types", "storage_tiers")
+    return render(request, "platforms/list.html", {"platforms": services.with_origins(platforms, request.user)})
 
 
 def platform_detail(request, slug):
-    platform = get_object_or_404(Platform, slug=slug)
+    platform = services.get_platform(request.user, slug, Platform.objects.select_related("workspace"))
+    services.with_origins([platform], request.user)
+    active = active_workspace(request)
     return render(
         request,
         "platforms/detail.html",
@@ -41,5 +50,48 @@ def platform_detail(request, slug):
             "node_types": platform.node_types.all(),
             "storage_tiers": platform.storage_tiers.all(),
             "observations": platform.observations.all(),
+            "can_copy": role_allows(active.role_of(request.user), Role.EDITOR),
+            "can_edit": not platform.is_reference and role_allows(platform.workspace.role_of(request.user),
+                                                                  Role.EDITOR),
         },
     )
+
+
+@require_POST
+def platform_copy(request, slug):
+    platform = services.get_platform(request.user, slug)
+    workspace = editable_workspace(request)
+    duplicate = services.copy_platform(platform, workspace, user=request.user)
+    messages.info(request, f"{platform.name} copied to {workspace.name} as {duplicate.name}: change its values here, "
+                           "each changed value with its source.")
+    return redirect("platforms:edit", duplicate.slug)
+
+
+def platform_edit(request, slug):
+    platform = services.editable_copy(request.user, slug, Platform.objects.select_related("workspace").prefetch_related(
+        "node_types", "storage_tiers"))
+    editor = PlatformEditor(platform, request.POST or None, sections=PLATFORM_SECTIONS)
+    if request.method == "POST":
+        changed = editor.save(request.user)
+        if changed is not None:
+            messages.info(request, f"Saved {len(changed)} change{'s' if len(changed) != 1 else ''}"
+                                   + (f": {', '.join(changed)}." if changed else "."))
+            return redirect("platforms:detail", slug)
+    services.with_origins([platform], request.user)
+    return render(request, "platforms/edit.html", {"platform": platform, "editor": editor},
+                  status=400 if request.method == "POST" else 200)
+
+
+@require_POST
+def platform_delete(request, slug):
+    platform = services.editable_copy(request.user, slug)
+    if request.POST.get("confirm") != "yes":
+        messages.error(request, "Not deleted: tick the box to confirm that this copy is to be deleted.")
+        return redirect("platforms:edit", slug)
+    try:
+        services.delete_copy(platform, user=request.user)
+    except services.PlatformInUse as exc:
+        messages.error(request, f"Not deleted: {exc}.")
+        return redirect("platforms:edit", slug)
+    messages.info(request, f"{platform.name} deleted.")
+    return redirect("platforms:list")

@@ -16,6 +16,7 @@ from apps.accounts.models import Membership, Role
 from apps.accounts.workspaces import personal_workspace
 from apps.benchmarks.services import create_benchmark
 from apps.platforms.models import Platform
+from apps.platforms.services import copy_platform
 from apps.profiles.models import Calibration
 from apps.profiles.services import import_file
 from apps.reports.models import Report
@@ -55,9 +56,13 @@ def world(db, catalogue, django_user_model):
         platform=Platform.objects.get(slug="magnus"), node_type="x", storage_tier="", demands={"overhead": 1.0},
         measured_s=10.0, method="a test calibration", workspace=workspace)
     benchmark = create_benchmark(platform=Platform.objects.get(slug="magnus"), kind="cpu", user=users["alice"])
+    platform = copy_platform(Platform.objects.get(slug="magnus"), workspace, user=users["alice"])
+    platform.name = "Confidential Magnus of Alice"
+    platform.save(update_fields=["name"])
     as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": users["alice"]}
     return {"users": as_role, "workspace": workspace, "scenario": scenario, "run": run, "report": report,
-            "search": search, "job": job, "profile": job.profile, "calibration": calibration, "benchmark": benchmark}
+            "search": search, "job": job, "profile": job.profile, "calibration": calibration, "benchmark": benchmark,
+            "platform": platform}
 
 
 #: URL name -> (method, which object's id, least role, POST data); every workspace-owned URL of the project
@@ -91,12 +96,18 @@ OWNED = {
     "benchmarks:run_status": ("get", "benchmark", Role.VIEWER, None),
     "benchmarks:run_cancel": ("post", "benchmark", Role.EDITOR, {}),
     "benchmarks:run_apply": ("post", "benchmark", MAINTAINER, {}),
+    # a workspace's copy of a platform: members read it and copy it on (into their own active workspace, where they
+    # edit); its editors change and delete it (deleting needs a confirmation the matrix does not send)
+    "platforms:detail": ("get", "platform", Role.VIEWER, None),
+    "platforms:copy": ("post", "platform", Role.VIEWER, {}),
+    "platforms:edit": ("get", "platform", Role.EDITOR, None),
+    "platforms:delete": ("post", "platform", Role.EDITOR, {}),
 }
 #: URLs that are not about one workspace's object: lists (filtered to the user's workspaces), the shared
 #: read-only catalogue, the builder (creates in the active workspace) and the user's own workspace pages
 NOT_OWNED = {
     "home", "health", "login", "logout", "workspaces", "workspace_switch", "workspace_create", "member_add",
-    "member_remove", "platforms:list", "platforms:detail", "workloads:list", "workloads:detail",
+    "member_remove", "platforms:list", "workloads:list", "workloads:detail",
     "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
     "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:criteria",
     "scoring:criterion", "scoring:criterion_delete", "scoring:criteria_reset", "scoring:score", "scoring:tco",
@@ -127,6 +138,8 @@ def test_every_url_of_the_project_is_classified():
 def _url(name, world):
     method, which, need, data = OWNED[name]
     obj = world[which]
+    if which == "platform":
+        return reverse(name, kwargs={"slug": obj.slug}), method, need, data
     kwarg = {"run": "run_id", "scenario": "scenario_id", "report": "report_id", "search": "search_id",
              "profile": "profile_id", "job": "job_id", "calibration": "cal_id", "benchmark": "run_id"}[which]
     return reverse(name, kwargs={kwarg: obj.pk}), method, need, data
@@ -146,14 +159,14 @@ def test_the_matrix_of_roles_for_each_workspace_owned_url(client, world, name, s
     url, method, need, data = _url(name, world)
     response = client.get(url) if method == "get" else client.post(url, data or {})
     assert response.status_code == 302 and "/accounts/login/" in response["Location"], "anonymous"
-    secret = world["scenario"].name
+    secrets = (world["scenario"].name, world["platform"].name)
     for role in ROLES:
         client.force_login(world["users"][role])
         response = client.get(url) if method == "get" else client.post(url, data or {})
         expected = _expected(role, need)
         if expected == "404":
             assert response.status_code == 404, (role, response.status_code)
-            assert secret.encode() not in response.content
+            assert not any(secret.encode() in response.content for secret in secrets)
         elif expected == "403":
             assert response.status_code == 403, (role, response.status_code)
         else:

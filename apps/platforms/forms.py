@@ -1,0 +1,185 @@
+"""The edit page of a workspace's copy of a platform: each fact of the platform, its node types and its storage
+tiers with its value in units and its source beside it.  A changed value needs a new source (an assumption with
+its reason, or a measurement with host and date); a value left as shown keeps its own."""
+
+from __future__ import annotations
+
+from django import forms
+
+from apps.core.fields import QuantityFormField
+from apps.core.provenance import source_errors
+from apps.core.templatetags.skyplan import column_label
+from apps.platforms.models import Platform
+from apps.platforms.services import FactChange, InvalidEdit, edit_platform, key_of
+
+__all__ = ["FactsForm", "IdentityForm", "PlatformEditor"]
+
+SOURCE_CHOICES = [("", "— choose when you change the value —"), ("assumption", "assumption (give the reason)"),
+                  ("measurement", "measurement (give host and date)")]
+NEEDS_SOURCE = ("changed: give its new source — an assumption with its reason, or a measurement with the host and "
+                "the date")
+
+
+class FactsForm(forms.Form):
+    """The facts of one catalogue row (the platform, a node type or a storage tier), each with the fields of a new
+    source: ``<fact>``, ``<fact>-kind``, ``<fact>-reason``, ``<fact>-host`` and ``<fact>-date``."""
+
+    def __init__(self, data=None, *, obj, prefix: str):
+        super().__init__(data, prefix=prefix)
+        self.obj = obj
+        for name in type(obj).FACT_FIELDS:
+            label = column_label(type(obj), name)
+            plain = str(obj._meta.get_field(name).verbose_name)
+            field = obj._meta.get_field(name).formfield(label=label, required=False)
+            if isinstance(field, forms.CharField) and not isinstance(field, QuantityFormField) and name.endswith(
+                    "note"):
+                field.widget = forms.Textarea(attrs={"rows": 2})
+            self.fields[name] = field
+            self.initial[name] = getattr(obj, name)
+            self.fields[f"{name}-kind"] = forms.ChoiceField(choices=SOURCE_CHOICES, required=False,
+                                                            label=f"new source of {plain}")
+            self.fields[f"{name}-reason"] = forms.CharField(required=False, max_length=500,
+                                                            label=f"reason for {plain}")
+            self.fields[f"{name}-host"] = forms.CharField(required=False, max_length=255,
+                                                          label=f"host that measured {plain}")
+            self.fields[f"{name}-date"] = forms.DateField(required=False, label=f"date {plain} was measured",
+                                                          widget=forms.DateInput(attrs={"type": "date"}))
+        self._changed: dict[str, FactChange] = {}
+
+    @property
+    def title(self) -> str:
+        if isinstance(self.obj, Platform):
+            return str(self.obj)
+        return f"{self.obj._meta.verbose_name.capitalize()} {self.obj.name}"
+
+    def _unchanged(self, name: str, value) -> bool:
+        """The fact still reads as the page showed it (a quantity shown rounded, such as "3.3 GB/s", keeps its exact
+        stored value)."""
+        current = getattr(self.obj, name)
+        field = self.fields[name]
+        if isinstance(field, QuantityFormField):
+            raw = str(self.data.get(self.add_prefix(name), "") or "").strip()
+            shown = "" if current is None else str(field.prepare_value(current)).strip()
+            if raw == shown:
+                return True
+        return (value in (None, "", []) and current in (None, "", [])) or value == current
+
+    def clean(self):
+        data = super().clean()
+        self._changed = {}
+        for name in type(self.obj).FACT_FIELDS:
+            parts = [name] + [f"{name}-{part}" for part in ("kind", "reason", "host", "date")]
+            if any(p in self.errors for p in parts) or self._unchanged(name, data.get(name)):
+                continue
+            value = data.get(name)
+            if value in (None, "", []):
+                self._changed[name] = FactChange(self.obj, name, value, None)  # cleared: its source goes with it
+                continue
+            kind = data.get(f"{name}-kind")
+            if not kind:
+                self.add_error(name, NEEDS_SOURCE)
+                continue
+            if kind == "assumption":
+                source = {"kind": kind, "reason": (data.get(f"{name}-reason") or "").strip()}
+            else:
+                date = data.get(f"{name}-date")
+                source = {"kind": kind, "host": (data.get(f"{name}-host") or "").strip(),
+                          "date": date.isoformat() if date else ""}
+            problems = source_errors(source)
+            if problems:
+                self.add_error(name, "changed: its new source is incomplete: " + "; ".join(problems))
+                continue
+            self._changed[name] = FactChange(self.obj, name, value, source)
+        return data
+
+    def changes(self) -> list[FactChange]:
+        return list(self._changed.values())
+
+    def rows(self, names=None) -> list[dict]:
+        """What the page shows per fact: the label, the value's input, its current source and the new source's
+        inputs (open when the fact is in error or has a new source typed in)."""
+        out = []
+        for name in names or type(self.obj).FACT_FIELDS:
+            value = self[name]
+            source = [self[f"{name}-{part}"] for part in ("kind", "reason", "host", "date")]
+            out.append({
+                "name": name, "value": value, "kind": source[0], "reason": source[1], "host": source[2],
+                "date": source[3], "source_errors": [e for f in source for e in f.errors],
+                "source_short": self.obj.source_short(name) if getattr(self.obj, name) not in (None, "", []) else "",
+                "source_text": self.obj.source_text(name),
+                "open": any(f.errors for f in [value, *source]) or bool(
+                    self.is_bound and self.data.get(self.add_prefix(f"{name}-kind"))),
+            })
+        return out
+
+
+class IdentityForm(forms.Form):
+    """The copy's own name and description (not facts: no source needed)."""
+
+    name = forms.CharField(label="Name", max_length=120)
+    description = forms.CharField(label="Description", required=False, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class PlatformEditor:
+    """The edit page's forms together: the copy's name, its facts, one form per node type and storage tier.
+    ``save`` hands every change to :func:`apps.platforms.services.edit_platform` (one transaction) and puts any
+    refusal next to the field it names."""
+
+    def __init__(self, platform: Platform, data=None, *, sections=()):
+        self.platform = platform
+        self.identity = IdentityForm(data, prefix="copy", initial={"name": platform.name,
+                                                                   "description": platform.description})
+        self.facts = FactsForm(data, obj=platform, prefix="platform")
+        self.node_types = [FactsForm(data, obj=n, prefix=f"node-{n.pk}") for n in platform.node_types.all()]
+        self.storage_tiers = [FactsForm(data, obj=t, prefix=f"tier-{t.pk}") for t in platform.storage_tiers.all()]
+        shown = {n for _, names in sections for n in names}
+        rest = tuple(n for n in Platform.FACT_FIELDS if n not in shown)
+        self._sections = [*sections, *([("Other facts", rest)] if rest else [])]
+        self.errors: list[str] = []
+
+    @property
+    def sections(self) -> list[tuple[str, list[dict]]]:
+        """The platform's fact rows grouped as its page groups them (read when the page renders, errors included)."""
+        return [(title, self.facts.rows(names)) for title, names in self._sections]
+
+    def forms(self) -> list[FactsForm]:
+        return [self.facts, *self.node_types, *self.storage_tiers]
+
+    def is_valid(self) -> bool:
+        valid = self.identity.is_valid()
+        for form in self.forms():
+            valid &= form.is_valid()
+        return bool(valid)
+
+    def save(self, user) -> list[str] | None:
+        """What changed, or None with the reasons beside the fields (nothing saved)."""
+        if not self.is_valid():
+            return None
+        changes = [c for form in self.forms() for c in form.changes()]
+        try:
+            return edit_platform(self.platform, changes, name=self.identity.cleaned_data["name"],
+                                 description=self.identity.cleaned_data["description"], user=user)
+        except InvalidEdit as exc:
+            by_key = {key_of(form.obj): form for form in self.forms()}
+            for key, field, message in exc.errors:
+                if field in self.identity.fields and key == key_of(self.platform):
+                    self.identity.add_error(field, message)
+                    continue
+                form = by_key.get(key)
+                if form is None:
+                    self.errors.append(message)
+                else:
+                    form.add_error(field if field in form.fields else None, message)
+        return None
+
+    def error_summary(self) -> list[str]:
+        """Every problem, naming the object and the field, for the top of the page."""
+        out = list(self.errors)
+        for name, errors in self.identity.errors.items():
+            out += [f"{self.identity.fields[name].label or name}: {e}" for e in errors]
+        for form in self.forms():
+            for name, errors in form.errors.items():
+                label = form.fields[name].label if name in form.fields else ""
+                where = f"{form.title} · {label[:1].upper()}{label[1:]}" if label else form.title
+                out += [f"{where}: {e}" for e in errors]
+        return out
