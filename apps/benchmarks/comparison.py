@@ -29,7 +29,6 @@ from collections.abc import Callable
 
 from .prediction import predict_minipipeline
 from .probes.cpu import kernel_rates
-from .probes.memory import first_touch_rate
 from .probes.minipipeline import Layout, file_io_rates, split_buffer_bytes, work_counts
 
 __all__ = ["prediction_inputs", "compare", "background_writeback_bytes"]
@@ -42,13 +41,12 @@ def prediction_inputs(scratch: str, lay: Layout, *, kernel_seconds: float = 1.0,
     rates = kernel_rates(seconds=kernel_seconds, n_vis=lay.n_vis)
     if progress:
         progress(1, 3)
-    # file operations before the memory probe: memory a probe has just freed is cheap to take again on some
-    # hosts, and the pipeline's copies and writes do not find such memory either
-    io = file_io_rates(scratch, lay)
+    # file operations and new array memory from memory at rest, as the timed pipeline finds it
+    io = file_io_rates(scratch, lay, first_touch_bytes=split_buffer_bytes(lay))
     rates["copy_bytes_per_s"] = io["copy_bytes_per_s"]
     if progress:
         progress(2, 3)
-    memory = first_touch_rate(split_buffer_bytes(lay))
+    memory = io["memory"]
     rates["first_touch_bytes_per_s"] = memory["first_touch_bytes_per_s"]
     if progress:
         progress(3, 3)

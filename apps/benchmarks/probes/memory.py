@@ -135,18 +135,20 @@ def at_rest(directory: str, *, settle_s: float | None = None) -> Iterator[dict]:
 
 
 def first_touch_rate(size_bytes: int, repeat: int = 1) -> dict:
-    """Bytes of new memory made usable per second (best of ``repeat``), touching one byte per page."""
+    """Bytes of new array memory made usable per second (best of ``repeat``), writing one byte per page.
+
+    The memory is taken as the pipeline takes its buffers, with ``numpy.empty``: numpy asks the kernel for
+    transparent huge pages for large arrays, which come from free 2 MiB blocks — the blocks a VM reports to its
+    hypervisor.  (Measured here at rest: 0.28 GB/s this way, 2.3–2.7 GB/s touching 4 KiB pages of a plain
+    ``mmap``, 21 GB/s for memory just freed.)"""
+    import numpy as np
+
     best = 0.0
     for _ in range(repeat):
-        region = mmap.mmap(-1, size_bytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-        try:
-            view = memoryview(region)
-            t0 = time.perf_counter()
-            for offset in range(0, size_bytes, PAGE):
-                view[offset] = 1
-            elapsed = time.perf_counter() - t0
-            view.release()
-        finally:
-            region.close()
+        t0 = time.perf_counter()
+        region = np.empty(size_bytes, dtype=np.uint8)
+        region[::PAGE] = 1
+        elapsed = time.perf_counter() - t0
+        del region
         best = max(best, size_bytes / elapsed)
     return {"first_touch_bytes_per_s": best, "size_bytes": size_bytes, "page_bytes": PAGE}

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .memory import at_rest
+from .memory import at_rest, first_touch_rate
 from .sampler import ProcSampler
 
 __all__ = ["Layout", "layout_for", "work_counts", "split_buffer_bytes", "write_arrays", "file_io_rates",
@@ -177,7 +177,7 @@ def write_arrays(path: str, *arrays: np.ndarray) -> None:
             fh.write(a)
 
 
-def file_io_rates(directory: str, lay: Layout, *, settle_s: float | None = None) -> dict:
+def file_io_rates(directory: str, lay: Layout, *, settle_s: float | None = None, first_touch_bytes: int = 0) -> dict:
     """The pipeline's own file operations, timed on this host at its file sizes and volumes, in its order: COPY's
     copy of a cached day file to a new file, SPLIT's writes of sub-band files, INVERT's reads of them into a reused
     buffer.  Each rate is bytes over the operation's time less the time spent waiting for a CPU held by other
@@ -186,7 +186,9 @@ def file_io_rates(directory: str, lay: Layout, *, settle_s: float | None = None)
 
     The copies and writes start from memory at rest (:func:`~.memory.at_rest`, ``settle_s`` overrides its wait), as
     the timed pipeline does, and nothing is freed between them: on a host that hands freed memory back to its
-    hypervisor, new page-cache pages cost ten times more than pages freed a second earlier."""
+    hypervisor, new page-cache pages cost ten times more than pages freed a second earlier.  With
+    ``first_touch_bytes``, the first touch of that much new array memory is timed too, in the same state
+    (:func:`~.memory.first_touch_rate`), after the writes."""
     os.makedirs(directory, exist_ok=True)
     source = os.path.join(directory, "day")
     day = np.ones(lay.day_bytes, dtype=np.uint8)
@@ -207,11 +209,12 @@ def file_io_rates(directory: str, lay: Layout, *, settle_s: float | None = None)
         copy_s = timed(lambda: [shutil.copyfile(source, os.path.join(directory, f"copy{d}"))
                                 for d in range(lay.n_days)])
         write_s = timed(lambda: [write_arrays(f, u, v, block) for f in files])
+        memory = first_touch_rate(first_touch_bytes) if first_touch_bytes else None
     read_s = timed(lambda: [_read_day(f, lay, lay.channels_per_subband, buf) for f in files])
     return {"copy_bytes_per_s": lay.n_days * lay.day_bytes / copy_s,
             "write_bytes_per_s": len(files) * lay.subband_bytes / write_s,
             "read_bytes_per_s": len(files) * lay.subband_bytes / read_s,
-            "at_rest": rest, "tool": "the mini-pipeline's own file operations (page cache)"}
+            "memory": memory, "at_rest": rest, "tool": "the mini-pipeline's own file operations (page cache)"}
 
 
 def _thread_times() -> tuple[float, float]:
