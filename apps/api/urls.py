@@ -22,6 +22,7 @@ v1 = [
     path("auth/token/", auth.TokenView.as_view(), name="token"),
     path("platforms/", catalogue.PlatformList.as_view(), name="platform-list"),
     path("platforms/<slug:slug>/", catalogue.PlatformDetail.as_view(), name="platform-detail"),
+    path("platforms/<slug:slug>/copy/", catalogue.PlatformCopy.as_view(), name="platform-copy"),
     path("workloads/", catalogue.WorkloadList.as_view(), name="workload-list"),
     path("workloads/<slug:slug>/", catalogue.WorkloadDetail.as_view(), name="workload-detail"),
     path("scenarios/", scenarios.ScenarioList.as_view(), name="scenario-list"),
