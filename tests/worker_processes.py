@@ -12,17 +12,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def start_worker(queues: str, name: str):
-    """Start a real ``celery worker`` process on the test database consuming ``queues``; returns (process, log path,
-    log file).  Stop it with :func:`stop_worker`."""
-    from django.db import connection
+def start_worker(queues: str, name: str, env: dict | None = None):
+    """Start a real ``celery worker`` process consuming ``queues``, on the test database (or with the environment
+    ``env``, e.g. private servers'); returns (process, log path, log file).  Stop it with :func:`stop_worker`."""
+    if env is None:
+        from django.db import connection
 
-    settings_dict = connection.settings_dict
-    db_url = (
-        f"postgres://{settings_dict['USER']}@{settings_dict['HOST'] or '127.0.0.1'}:"
-        f"{settings_dict['PORT'] or 5432}/{settings_dict['NAME']}"
-    )
-    env = dict(os.environ, DATABASE_URL=db_url, CELERY_TASK_DEFAULT_QUEUE=queues.split(",")[0], PYTHONUNBUFFERED="1")
+        settings_dict = connection.settings_dict
+        db_url = (
+            f"postgres://{settings_dict['USER']}@{settings_dict['HOST'] or '127.0.0.1'}:"
+            f"{settings_dict['PORT'] or 5432}/{settings_dict['NAME']}"
+        )
+        env = dict(os.environ, DATABASE_URL=db_url)
+    env = dict(env, CELERY_TASK_DEFAULT_QUEUE=queues.split(",")[0], PYTHONUNBUFFERED="1")
     log_path = ROOT / "var" / f"test-worker-{name}.log"
     log_path.parent.mkdir(exist_ok=True)
     log = open(log_path, "w")  # noqa: SIM115 - closed by stop_worker
