@@ -31,7 +31,7 @@ from .prediction import predict_minipipeline
 from .probes.cpu import kernel_rates
 from .probes.minipipeline import Layout, file_io_rates, split_buffer_bytes, work_counts
 
-__all__ = ["prediction_inputs", "compare", "background_writeback_bytes"]
+__all__ = ["prediction_inputs", "compare", "background_writeback_bytes", "stage_rows"]
 
 
 
@@ -99,3 +99,15 @@ def compare(slug: str, host: dict, inputs: dict, measured: dict, lay: Layout) ->
     return {"predicted": predicted, "stages": stages, "measured_dedicated_s": dedicated, "notes": notes,
             "prediction_error_pct": _pct(total, measured["makespan_s"]),
             "dedicated_error_pct": _pct(total, dedicated)}
+
+
+def stage_rows(result: dict) -> list[dict]:
+    """A stored mini-pipeline result's comparison, one row per stage with its predicted parts, for display."""
+    predicted = result.get("predicted", {}).get("stages", {})
+    rows = []
+    for name, st in result.get("stages", {}).items():
+        parts = predicted.get(name, {}).get("parts", {})
+        rows.append({**st, "name": name, "parts": [
+            {"name": part.split(":", 1)[-1], "task_seconds": x["task_seconds"], "bound": x.get("bound", "")}
+            for part, x in parts.items()]})
+    return rows

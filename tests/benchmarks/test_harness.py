@@ -93,6 +93,11 @@ def test_storage_and_minipipeline_benchmarks_run_on_the_platforms_worker(bench_w
     assert mini.result["samples_csv"].startswith("Time stamp,Total CPU %")
     page = client.get(mini.get_absolute_url()).content.decode()
     assert "Model vs measurement" in page and 'id="bench-chart-data"' in page
+    for stage in ("copy", "split", "invert", "concat"):  # one row per stage with its predicted parts
+        assert f'<th scope="row">{stage}</th>' in page
+    assert "split:write" not in page and "write " in page and "compute " in page
+    if measured["at_rest"]["free_page_reporting"]:  # this VM: the run started from memory at rest, and says so
+        assert measured["at_rest"]["drain"]["bytes"] > 0 and "memory at rest" in page
 
 
 @pytest.mark.django_db(transaction=True)
