@@ -31,8 +31,9 @@ class FactsForm(forms.Form):
             label = column_label(type(obj), name)
             plain = str(obj._meta.get_field(name).verbose_name)
             field = obj._meta.get_field(name).formfield(label=label, required=False)
-            if isinstance(field, forms.CharField) and not isinstance(field, QuantityFormField) and name.endswith(
-                    "note"):
+            if isinstance(field, forms.JSONField) or (
+                    isinstance(field, forms.CharField) and not isinstance(field, QuantityFormField)
+                    and name.endswith("note")):
                 field.widget = forms.Textarea(attrs={"rows": 2})
             self.fields[name] = field
             self.initial[name] = getattr(obj, name)
