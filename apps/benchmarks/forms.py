@@ -21,6 +21,8 @@ class BenchmarkForm(forms.Form):
     max_jobs = forms.IntegerField(required=False, min_value=1, max_value=64, label="Up to concurrent streams")
     n_days = forms.IntegerField(required=False, min_value=1, max_value=64, label="Mini-pipeline days")
     n_subbands = forms.IntegerField(required=False, min_value=1, max_value=64, label="Mini-pipeline sub-bands")
+    strace = forms.BooleanField(required=False, label="Also trace the mini-pipeline with strace",
+                                help_text="a second, untimed run under strace -f -tt -T, imported as a profile")
     seconds = forms.IntegerField(required=False, min_value=1, max_value=60, label="CPU seconds per kernel")
 
     def __init__(self, *args, user, **kwargs):

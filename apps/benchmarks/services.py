@@ -6,10 +6,14 @@ The web process only creates rows and sends tasks; the probes run in the worker 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
+from dataclasses import asdict
 from datetime import timedelta
 
 from django.db import InterfaceError, OperationalError, transaction
@@ -201,9 +205,61 @@ def execute(run_id: str, worker: str = "", task_id: str | None = None) -> str:
         saved = BenchmarkRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
             status=Status.SUCCEEDED, progress=1.0, result=result, finished_at=timezone.now())
         if saved:
-            _record_values(BenchmarkRun.objects.get(pk=run.pk))
-    # not saved: cancelled, or failed meanwhile (e.g. declared lost) — the first final status stands
-    return Status.SUCCEEDED if saved else BenchmarkRun.objects.get(pk=run.pk).status
+            run = BenchmarkRun.objects.get(pk=run.pk)
+            _record_values(run)
+            imports = _create_profile_imports(run)
+    if not saved:  # cancelled, or failed meanwhile (e.g. declared lost): the first final status stands
+        _discard_profile_files(result)
+        return BenchmarkRun.objects.get(pk=run.pk).status
+    _run_profile_imports(imports)
+    return Status.SUCCEEDED
+
+
+def _keep_profile_file(path: str, filename: str, fmt: str) -> dict:
+    """Move a profile the benchmark wrote (sampler CSV, strace trace) out of the scratch folder into the uploads."""
+    from apps.profiles.services import store_upload
+
+    rel, size = store_upload(path, filename, move=True)
+    return {"path": rel, "filename": filename, "format": fmt, "size_bytes": size}
+
+
+def _discard_profile_files(result: dict) -> None:
+    from apps.profiles.services import _media
+
+    for upload in result.get("profile_files", []):
+        shutil.rmtree(_media(upload["path"]).parent, ignore_errors=True)
+
+
+def _create_profile_imports(run: BenchmarkRun) -> list:
+    """One profile import per file the benchmark kept, in the run's workspace and for its platform (called in the
+    transaction that marks the run succeeded, so the imports exist exactly once)."""
+    from apps.profiles.services import create_import
+
+    imports = [create_import(upload_path=f["path"], filename=f["filename"], size_bytes=f["size_bytes"],
+                             fmt=f["format"], user=run.created_by, platform=run.platform, workspace=run.workspace)
+               for f in (run.result or {}).get("profile_files", [])]
+    if imports:
+        run.result["profile_imports"] = [str(job.pk) for job in imports]
+        BenchmarkRun.objects.filter(pk=run.pk).update(result=run.result)
+    return imports
+
+
+def profile_imports(run: BenchmarkRun) -> list:
+    """The profile imports (and their profiles) made from the run's files, in the order they were kept."""
+    from apps.profiles.models import ProfileImport
+
+    ids = (run.result or {}).get("profile_imports", [])
+    jobs = {str(j.pk): j for j in ProfileImport.objects.filter(pk__in=ids).select_related("profile")}
+    return [jobs[i] for i in ids if i in jobs]
+
+
+def _run_profile_imports(imports: list) -> None:
+    """Parse and analyse the benchmark's profiles here, on the worker that made them (an import left queued by a
+    crash is sent again by the lost-task sweep)."""
+    from apps.profiles.services import execute_import
+
+    for job in imports:
+        execute_import(job.pk)
 
 
 #: a benchmark running this long on a Celery node that does not answer a ping is lost (seconds)
@@ -277,7 +333,36 @@ def _minipipeline(run: BenchmarkRun, scratch: str) -> dict:
     with open(samples) as fh:
         sample_csv = fh.read()
     comparison = compare(run.platform.slug, run.host or {}, inputs, measured, lay)
-    return {"measured": measured, **comparison, **inputs, "samples_csv": sample_csv}
+    files = [_keep_profile_file(samples, f"minipipeline-{run.pk}-samples.csv", "chiles_csv")]
+    if p.get("strace"):
+        _progress(run.pk, 0.95, 0.0)(0, 1)
+        trace = _traced_run(scratch, lay)
+        files.append(_keep_profile_file(trace, f"minipipeline-{run.pk}.strace", "strace"))
+    return {"measured": measured, **comparison, **inputs, "samples_csv": sample_csv, "profile_files": files,
+            "traced": bool(p.get("strace"))}
+
+
+#: the longest a traced (untimed) run of the mini-pipeline may take (seconds)
+TRACE_TIMEOUT_S = 900
+
+
+def _traced_run(scratch: str, lay) -> str:
+    """Run the mini-pipeline once more, untimed, in a child process under ``strace -f -tt -T`` (the timed run stays
+    free of ptrace's overhead); returns the trace file."""
+    strace = shutil.which("strace")
+    if not strace:
+        raise RuntimeError("strace is not installed on this worker host (asked for a traced run)")
+    trace = os.path.join(scratch, "minipipeline.strace")
+    folder = os.path.join(scratch, "traced")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run(
+        [strace, "-f", "-tt", "-T", "-o", trace, sys.executable, "-m", "apps.benchmarks.probes.minipipeline",
+         folder, json.dumps(asdict(lay))],
+        cwd=root, capture_output=True, text=True, timeout=TRACE_TIMEOUT_S, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the traced run failed (exit {done.returncode}): {done.stderr.strip()[-500:]}")
+    shutil.rmtree(folder, ignore_errors=True)
+    return trace
 
 
 _PROBES = {"storage": _storage, "cpu": _cpu, "minipipeline": _minipipeline}

@@ -48,6 +48,7 @@ def run_detail(request, run_id):
         "run": run, "values": run.measured_values.all(), "apply_form": ApplyForm(platform=run.platform),
         "figure": charts.figure_for(run),
         "comparison_rows": stage_rows(run.result) if run.kind == "minipipeline" and run.result else [],
+        "profile_imports": services.profile_imports(run),
     })
 
 

@@ -83,7 +83,7 @@ def test_storage_and_minipipeline_benchmarks_run_on_the_platforms_worker(bench_w
     assert tier.provenance["read_bw_per_client"]["host"] == storage.host["hostname"]
 
     client.post("/benchmarks/", {"platform": platform.slug, "kind": "minipipeline", "size_mb": "48", "n_days": "3",
-                                 "n_subbands": "2"})
+                                 "n_subbands": "2", "strace": "on"})
     mini = _wait(BenchmarkRun.objects.get(kind="minipipeline"))
     assert mini.status == "succeeded", mini.error
     measured, predicted = mini.result["measured"], mini.result["predicted"]
@@ -96,6 +96,18 @@ def test_storage_and_minipipeline_benchmarks_run_on_the_platforms_worker(bench_w
     for stage in ("copy", "split", "invert", "concat"):  # one row per stage with its predicted parts
         assert f'<th scope="row">{stage}</th>' in page
     assert "split:write" not in page and "write " in page and "compute " in page
+    # its profiles: the 1 Hz samples of the timed run and the strace trace of an untimed one, imported and analysed
+    deadline = time.monotonic() + 120
+    while not all(j.is_finished for j in services.profile_imports(mini)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    jobs = services.profile_imports(mini)
+    page = client.get(mini.get_absolute_url()).content.decode()
+    assert [j.format for j in jobs] == ["chiles_csv", "strace"]
+    assert all(j.status == "succeeded" and j.profile for j in jobs), [j.error for j in jobs]
+    trace = jobs[1].profile
+    assert trace.platform == platform and trace.summary["duration_s"] > 0
+    assert trace.summary["write_bytes"] >= 48 * 2**20  # every byte the pipeline wrote is in the trace
+    assert all(j.profile.get_absolute_url() in page for j in jobs)
     if measured["at_rest"]["free_page_reporting"]:  # this VM: the run started from memory at rest, and says so
         assert measured["at_rest"]["drain"]["bytes"] > 0 and "memory at rest" in page
 

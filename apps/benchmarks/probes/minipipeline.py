@@ -306,3 +306,16 @@ def run_minipipeline(scratch: str, lay: Layout, *, sample_path: str | None = Non
             "makespan_s": tasks[-1]["end_s"], "stages": stages,
             "runqueue_wait_s": sum(t["runqueue_wait_s"] for t in tasks), "tasks": tasks,
             "samples": sampler.samples if sampler else 0}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m apps.benchmarks.probes.minipipeline SCRATCH LAYOUT_JSON``: one untimed run (for a trace)."""
+    import json
+    import sys
+
+    scratch, layout = (argv if argv is not None else sys.argv[1:])[:2]
+    run_minipipeline(scratch, Layout(**json.loads(layout)), settle_s=0.0)
+
+
+if __name__ == "__main__":
+    main()

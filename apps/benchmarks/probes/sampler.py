@@ -17,6 +17,7 @@ __all__ = ["ProcSampler", "HEADER"]
 HEADER = "Time stamp,Total CPU %,Kernel CPU %,VM,RSS,IOPS,Bytes/S,IO WAIT"
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
+MIN_LAST_S = 0.2  # the shortest last interval (on stop) written as a sample
 
 
 def _read(pid: int) -> tuple[float, float, float, float, float, float, float] | None:
@@ -57,11 +58,16 @@ class ProcSampler:
         with open(self.path, "w") as out:
             out.write(HEADER + "\n")
             last, last_t = _read(self.pid), time.monotonic()
-            while not self._stop.wait(self.interval_s):
+            while True:
+                stopped = self._stop.wait(self.interval_s)
                 now, now_t = _read(self.pid), time.monotonic()
                 if now is None or last is None:
                     break
                 dt = max(now_t - last_t, 1e-6)
+                if stopped and self.samples and dt < MIN_LAST_S:
+                    break  # too short a last interval to give a rate
+                # on stop, the interval since the last sample is written too: a run shorter than a second still
+                # has its row, and the end of a longer one is not lost
                 cpu = 100.0 * ((now[0] - last[0]) + (now[1] - last[1])) / TICKS / dt
                 kernel = 100.0 * (now[1] - last[1]) / TICKS / dt
                 out.write(f"{time.time():.3f},{cpu:.1f},{kernel:.1f},{now[2]:.0f},{now[3]:.0f},"
@@ -69,3 +75,5 @@ class ProcSampler:
                 out.flush()
                 self.samples += 1
                 last, last_t = now, now_t
+                if stopped:
+                    break
