@@ -11,6 +11,7 @@ from apps.accounts.workspaces import Role, editable_workspace, get_or_404, requi
 from apps.benchmarks import charts, services
 from apps.benchmarks.comparison import stage_rows
 from apps.benchmarks.forms import ApplyForm, BenchmarkForm
+from apps.benchmarks.hostplatform import platform_from_host
 from apps.benchmarks.models import BenchmarkRun
 from apps.platforms.services import require_platform_editor
 
@@ -85,3 +86,17 @@ def run_apply(request, run_id):
     else:
         messages.info(request, f"Set {', '.join(changed)} of {form.cleaned_data['tier'].name} from this benchmark.")
     return redirect(run)
+
+
+@require_POST
+def run_new_platform(request, run_id):
+    """A new platform, in the active workspace, from the run's host and measured storage."""
+    run = _run(request, run_id)
+    workspace = editable_workspace(request)
+    try:
+        platform = platform_from_host(run, workspace, request.user)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return redirect(run)
+    messages.success(request, f"Platform {platform.name} created in {workspace.name} from this host's measurements.")
+    return redirect(platform)

@@ -96,6 +96,8 @@ OWNED = {
     "benchmarks:run_status": ("get", "benchmark", Role.VIEWER, None),
     "benchmarks:run_cancel": ("post", "benchmark", Role.EDITOR, {}),
     "benchmarks:run_apply": ("post", "benchmark", MAINTAINER, {}),
+    # members who read the run make a platform from its host in their own active workspace (where they edit)
+    "benchmarks:run_new_platform": ("post", "benchmark", Role.VIEWER, {}),
     # a workspace's copy of a platform: members read it and copy it on (into their own active workspace, where they
     # edit); its editors change and delete it (deleting needs a confirmation the matrix does not send)
     "platforms:detail": ("get", "platform", Role.VIEWER, None),

@@ -82,6 +82,19 @@ def test_storage_and_minipipeline_benchmarks_run_on_the_platforms_worker(bench_w
     assert tier.provenance["read_bw_per_client"]["kind"] == "measurement"
     assert tier.provenance["read_bw_per_client"]["host"] == storage.host["hostname"]
 
+    # or a new platform from this host, in the user's workspace: its node and the tier measured, each with a source
+    response = client.post(f"/benchmarks/{storage.id}/new-platform/")
+    made = Platform.objects.get(copied_from=None, workspace__isnull=False, slug__endswith="-measured")
+    assert response.status_code == 302 and response["Location"] == made.get_absolute_url()
+    node, made_tier = made.node_types.get(), made.storage_tiers.get()
+    assert node.cores == storage.host["usable_cores"] and node.memory == storage.host["memory_bytes"]
+    assert made_tier.read_bw_per_client == pytest.approx(values["read_bw_per_client"])
+    assert made_tier.provenance["read_bw_per_client"]["host"] == storage.host["hostname"]
+    assert node.provenance["cores"]["kind"] == "measurement" and made_tier.provenance["scope"]["kind"] == "assumption"
+    for obj in (made, node, made_tier):
+        obj.full_clean()  # every fact with a value has a valid source
+    assert made.name in client.get(made.get_absolute_url()).content.decode()
+
     client.post("/benchmarks/", {"platform": platform.slug, "kind": "minipipeline", "size_mb": "48", "n_days": "3",
                                  "n_subbands": "2", "strace": "on"})
     mini = _wait(BenchmarkRun.objects.get(kind="minipipeline"))
