@@ -15,14 +15,10 @@ def inline_imports(monkeypatch):
     """Run each dispatched import in this process instead of on a worker (the worker tests cover that)."""
     from apps.profiles import tasks
 
-    class Result:
-        id = "inline"
+    def apply_async(args, task_id=None, **options):
+        services.execute_import(*args, task_id=task_id)
 
-    def delay(job_id):
-        services.execute_import(job_id)
-        return Result()
-
-    monkeypatch.setattr(tasks.import_profile, "delay", delay)
+    monkeypatch.setattr(tasks.import_profile, "apply_async", apply_async)
 
 
 def _post(client, samples, *names, **data):
