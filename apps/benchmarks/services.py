@@ -254,8 +254,8 @@ def profile_imports(run: BenchmarkRun) -> list:
 
 
 def _run_profile_imports(imports: list) -> None:
-    """Parse and analyse the benchmark's profiles here, on the worker that made them (an import left queued by a
-    crash is sent again by the lost-task sweep)."""
+    """Parse and analyse the benchmark's profiles here, on the worker that made them.  (They have no task of their
+    own, so the lost-task sweep leaves them alone: an import left queued by a crash stays queued.)"""
     from apps.profiles.services import execute_import
 
     for job in imports:

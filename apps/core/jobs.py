@@ -43,8 +43,10 @@ class TrackedJobs:
         """Rows queued or running (whose parent, if any, is not finished)."""
         return self.model.objects.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING))
 
-    def requested_before(self, when: datetime) -> QuerySet:
-        return self.unfinished().filter(**{f"{self.requested_at}__lt": when})
+    def sent_before(self, when: datetime) -> QuerySet:
+        """Unfinished rows requested before ``when`` and sent to Celery.  Rows with no task id are run in-process
+        (``manage.py simulate``, a benchmark's profile imports) and are none of the sweep's business."""
+        return self.unfinished().exclude(task_id="").filter(**{f"{self.requested_at}__lt": when})
 
     def node(self, row) -> str:
         """The Celery node (``name@host``) running the row, when it recorded one."""

@@ -72,7 +72,7 @@ def sweep_lost_tasks(*, older_than_s: float | None = None, confirm_after_s: floa
     """Send again, or fail, the jobs whose Celery task no longer exists anywhere.
 
     Redis keeps nothing on disk here, so a restart loses every queued task and its job would stay "queued" for good.
-    A job requested more than ``older_than_s`` ago (default ``SKYPLAN_LOST_TASK_AFTER_S``) that is queued, or
+    A job sent to Celery more than ``older_than_s`` ago (default ``SKYPLAN_LOST_TASK_AFTER_S``) that is queued, or
     running with no answering node to vouch for it, and whose task is neither in the broker nor held by any worker
     that answers, was lost.  A queued one is sent again under a new id (safe: it never started, and a late copy of
     the old task finds itself superseded); a running one ends failed with "its task was lost (broker restarted?) at
@@ -102,7 +102,7 @@ def sweep_lost_tasks(*, older_than_s: float | None = None, confirm_after_s: floa
 def _lost_jobs(older_than_s: float, *, timeout: float) -> list:
     """(kind, row) of every unfinished job old enough whose task nobody holds."""
     cutoff = timezone.now() - timedelta(seconds=older_than_s)
-    rows = [(jobs, row) for jobs in registered() for row in jobs.requested_before(cutoff)]
+    rows = [(jobs, row) for jobs in registered() for row in jobs.sent_before(cutoff)]
     if not rows:
         return []
     in_broker = tasks_in_broker()
@@ -111,7 +111,7 @@ def _lost_jobs(older_than_s: float, *, timeout: float) -> list:
     rows = [(jobs, row) for jobs, row in rows if row.task_id not in in_broker]
     if not rows:
         return []
-    workers = tasks_on_workers([row.task_id for _, row in rows if row.task_id], timeout)
+    workers = tasks_on_workers([row.task_id for _, row in rows], timeout)
     if workers is None:
         return []
     lost = []

@@ -84,11 +84,26 @@ def test_a_queued_replication_whose_task_vanished_is_sent_again_and_the_old_task
     assert Replication.objects.get(pk=lost_rep.pk).worker == ""
 
 
-def test_a_replication_that_was_never_sent_is_sent(catalogue):
-    run = _run(catalogue, replications=1)  # created, but the web process died before dispatching it
+def test_a_dispatch_that_never_reached_the_broker_is_sent(catalogue, monkeypatch):
+    def unreachable(self, row, task_id):
+        raise BrokerUnreachable("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    run = _run(catalogue, replications=1)
+    with monkeypatch.context() as patch:
+        patch.setattr(ReplicationJobs, "send", unreachable)
+        dispatch_run(run)  # no error for the page that asked: the run waits, queued, with the id it will be sent under
+    saved = run.replication_set.get().task_id
+    assert saved and saved not in tasks_in_broker()
 
     assert _sweep() == {"redispatched": 1, "failed": 0}
     assert run.replication_set.get().task_id in tasks_in_broker()
+
+
+def test_jobs_run_in_process_are_left_alone(catalogue):
+    run = _run(catalogue, replications=2)  # as manage.py simulate makes them: no task id, run one after the other
+    Replication.objects.filter(run=run, index=0).update(status="running", started_at=timezone.now())
+
+    assert _sweep() == {"redispatched": 0, "failed": 0}
 
 
 def test_a_young_job_or_one_whose_task_is_queued_is_left_alone(catalogue):
@@ -153,16 +168,3 @@ def test_nothing_is_done_when_the_broker_cannot_be_read(catalogue, monkeypatch):
     monkeypatch.setattr(core_services, "tasks_in_broker", lambda: None)
 
     assert _sweep() == {"redispatched": 0, "failed": 0}
-
-
-def test_a_run_dispatched_while_the_broker_is_down_stays_queued_for_the_sweep(catalogue, monkeypatch):
-    def unreachable(self, row, task_id):
-        raise BrokerUnreachable("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
-
-    monkeypatch.setattr(ReplicationJobs, "send", unreachable)
-    run = _run(catalogue, replications=1)
-
-    dispatch_run(run)  # no error for the page that asked: the run waits, queued, with the id it will be sent under
-
-    rep = run.replication_set.get()
-    assert rep.status == "queued" and rep.task_id and rep.task_id not in tasks_in_broker()
