@@ -27,9 +27,11 @@ def contention_figure(result: dict) -> str:
 
 def minipipeline_figure(result: dict) -> str:
     """Measured against simulated time per stage."""
+    from apps.benchmarks.comparison import stage_order
+
     measured = result["measured"]["stages"]
     predicted = result["predicted"]["stages"]
-    stages = list(measured)
+    stages = stage_order(result)
     fig = go.Figure([
         go.Bar(name="measured", x=stages, y=[measured[s]["end_s"] - measured[s]["start_s"] for s in stages]),
         go.Bar(name="simulated", x=stages, y=[predicted.get(s, {}).get("task_seconds", 0.0) for s in stages]),

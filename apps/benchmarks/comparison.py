@@ -31,7 +31,7 @@ from .prediction import predict_minipipeline
 from .probes.cpu import kernel_rates
 from .probes.minipipeline import Layout, file_io_rates, split_buffer_bytes, work_counts
 
-__all__ = ["prediction_inputs", "compare", "background_writeback_bytes", "stage_rows"]
+__all__ = ["prediction_inputs", "compare", "background_writeback_bytes", "stage_rows", "input_rows", "stage_order"]
 
 
 
@@ -101,11 +101,38 @@ def compare(slug: str, host: dict, inputs: dict, measured: dict, lay: Layout) ->
             "dedicated_error_pct": _pct(total, dedicated)}
 
 
+def stage_order(result: dict) -> list[str]:
+    """The stages in the order they ran (a stored result's keys come back in PostgreSQL's JSONB order)."""
+    measured = result.get("measured", {}).get("stages", {})
+    return sorted(result.get("stages", measured), key=lambda name: measured.get(name, {}).get("start_s", 0.0))
+
+
+#: prediction inputs for display: key -> (label, scale, unit)
+_INPUT_LABELS = {
+    "regrid_values_per_s": ("FFT regrid (SPLIT), one core", 1e6, "M values/s"),
+    "grid_vis_per_s": ("gridding (INVERT), one core", 1e6, "M visibilities/s"),
+    "fft_cells_per_s": ("2-D FFT (INVERT), one core", 1e6, "M cells/s"),
+    "copy_bytes_per_s": ("copy of a cached file to a new one (COPY)", 1e6, "MB/s"),
+    "first_touch_bytes_per_s": ("first touch of new array memory", 1e6, "MB/s"),
+    "seq_write": ("writing new files (SPLIT, INVERT, CONCAT)", 1e6, "MB/s"),
+    "seq_read": ("reading cached files", 1e6, "MB/s"),
+}
+
+
+def input_rows(result: dict) -> list[dict]:
+    """The rates a stored mini-pipeline prediction divided the work by, labelled, in MB/s or millions per second."""
+    values = dict(result.get("kernel_rates", {}))
+    values.update({p["pattern"]: p["bytes_per_s"] for p in result.get("storage", {}).get("points", [])})
+    return [{"label": label, "value": values[key] / scale, "unit": unit}
+            for key, (label, scale, unit) in _INPUT_LABELS.items() if values.get(key) is not None]
+
+
 def stage_rows(result: dict) -> list[dict]:
-    """A stored mini-pipeline result's comparison, one row per stage with its predicted parts, for display."""
+    """A stored mini-pipeline result's comparison, one row per stage (in run order) with its predicted parts."""
     predicted = result.get("predicted", {}).get("stages", {})
     rows = []
-    for name, st in result.get("stages", {}).items():
+    for name in stage_order(result):
+        st = result["stages"][name]
         parts = predicted.get(name, {}).get("parts", {})
         rows.append({**st, "name": name, "parts": [
             {"name": part.split(":", 1)[-1], "task_seconds": x["task_seconds"], "bound": x.get("bound", "")}

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, editable_workspace, get_or_404, require_catalogue_maintainer, visible
 from apps.benchmarks import charts, services
-from apps.benchmarks.comparison import stage_rows
+from apps.benchmarks.comparison import input_rows, stage_rows
 from apps.benchmarks.forms import ApplyForm, BenchmarkForm
 from apps.benchmarks.hostplatform import platform_from_host
 from apps.benchmarks.models import BenchmarkRun
@@ -49,6 +49,7 @@ def run_detail(request, run_id):
         "run": run, "values": run.measured_values.all(), "apply_form": ApplyForm(platform=run.platform),
         "figure": charts.figure_for(run),
         "comparison_rows": stage_rows(run.result) if run.kind == "minipipeline" and run.result else [],
+        "input_rows": input_rows(run.result) if run.kind == "minipipeline" and run.result else [],
         "profile_imports": services.profile_imports(run),
     })
 
