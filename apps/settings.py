@@ -248,8 +248,10 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_RESULT_BACKEND_ALWAYS_RETRY = True
 CELERY_RESULT_BACKEND_MAX_RETRIES = 10
 # The sweeps every worker runs (apps.core.signals): how often, and how old a queued job must be before its task
-# can be declared lost (seconds).
+# can be declared lost (seconds); and how often a worker writes its heartbeat (a worker is alive while it beats or
+# answers a ping).
 SKYPLAN_SWEEP_INTERVAL_S = env_int("SKYPLAN_SWEEP_INTERVAL_S", 30)
+SKYPLAN_HEARTBEAT_INTERVAL_S = env_int("SKYPLAN_HEARTBEAT_INTERVAL_S", 5)
 SKYPLAN_LOST_TASK_AFTER_S = env_int("SKYPLAN_LOST_TASK_AFTER_S", 60)
 
 # --- REST API (apps/api): token or session authentication, the same login requirement as the pages.

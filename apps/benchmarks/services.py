@@ -23,6 +23,7 @@ from apps.benchmarks.models import BenchmarkRun, MeasuredValue, queue_for
 from apps.core.jobs import TrackedJobs, superseded
 from apps.core.jobs import dispatch as dispatch_job
 from apps.core.models import WorkerHeartbeat
+from apps.core.services import node_alive
 from apps.platforms.models import Platform, StorageTier
 
 __all__ = ["InvalidBenchmark", "BenchmarkCancelled", "clean_parameters", "create_benchmark", "dispatch",
@@ -262,17 +263,9 @@ def _run_profile_imports(imports: list) -> None:
         execute_import(job.pk)
 
 
-#: a benchmark running this long on a Celery node that does not answer a ping is lost (seconds)
+#: a benchmark running this long on a Celery node that is not alive (no heartbeat, no answer to a ping) is lost (s)
 LOST_AFTER_S = 5.0
 _last_sweep: dict = {}
-
-
-def _node_alive(node: str, timeout: float = 2.0) -> bool:
-    """Does Celery node ``name@host`` answer a ping (twice asked)?  A busy worker still answers: its main process
-    handles control messages while the pool's processes work."""
-    from apps.celery import app
-
-    return any(app.control.ping(destination=[node], timeout=timeout) for _ in range(2))
 
 
 def fail_lost_runs(run: BenchmarkRun | None = None, *, min_interval_s: float = 0.0) -> int:
@@ -291,7 +284,7 @@ def fail_lost_runs(run: BenchmarkRun | None = None, *, min_interval_s: float = 0
     failed = 0
     for r in runs:
         node = (r.host or {}).get("worker", "")
-        if "@" not in node or _node_alive(node):
+        if "@" not in node or node_alive(node):
             continue
         at = timezone.now()
         reason = (f"worker {node} lost at {at:%Y-%m-%d %H:%M:%S} UTC (it no longer answers); the benchmark had been "

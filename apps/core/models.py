@@ -68,10 +68,13 @@ class CatalogueModel(models.Model):
 
 
 class WorkerHeartbeat(models.Model):
-    """A Celery worker said it is alive: which host, which process, which queues."""
+    """A Celery worker said it is alive: which host, which process, which queues.  A worker's main process says so
+    again every ``SKYPLAN_HEARTBEAT_INTERVAL_S`` under its node name, so the sweeps can tell it is alive even when it
+    cannot answer a ping (apps.core.services.node_alive)."""
 
     hostname = models.CharField(max_length=255)
     pid = models.PositiveIntegerField()
+    node = models.CharField(max_length=255, blank=True, db_index=True, help_text="Celery node name@host")
     queues = models.CharField(max_length=500, blank=True)
     cores = models.PositiveIntegerField(null=True)
     memory_bytes = models.FloatField(null=True)

@@ -17,7 +17,7 @@ from apps.core.broker import tasks_in_broker, tasks_on_workers
 from apps.core.jobs import registered
 from apps.core.models import JobStatus, WorkerHeartbeat
 
-__all__ = ["record_heartbeat", "host_facts", "database_ok", "sweep_lost_tasks", "sweep_stuck_jobs"]
+__all__ = ["record_heartbeat", "host_facts", "database_ok", "node_alive", "sweep_lost_tasks", "sweep_stuck_jobs"]
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +41,28 @@ def host_facts() -> dict:
     }
 
 
-def record_heartbeat(queues: str = "") -> WorkerHeartbeat:
+def record_heartbeat(queues: str = "", node: str = "") -> WorkerHeartbeat:
+    """Say that this process (of Celery node ``node``, when it is a worker's main process) is alive, now."""
     facts = host_facts()
     beat, _ = WorkerHeartbeat.objects.update_or_create(
         hostname=facts["hostname"],
         pid=os.getpid(),
-        defaults={"queues": queues, "cores": facts["cores"], "memory_bytes": facts["memory_bytes"], "os": facts["os"]},
+        defaults={"queues": queues, "cores": facts["cores"], "memory_bytes": facts["memory_bytes"], "os": facts["os"],
+                  "node": node},
     )
     return beat
+
+
+def node_alive(node: str, *, ping_timeout_s: float = 2.0) -> bool:
+    """Is Celery worker ``node`` (``name@host``) alive?  Yes when it beat within the last three heartbeat intervals,
+    or when it answers a ping (asked twice).  Either is enough: a worker still reconnecting to a restarted Redis
+    answers no ping but goes on beating; one that cannot reach a restarting PostgreSQL cannot beat but answers."""
+    from apps.celery import app
+
+    recent = timezone.now() - timedelta(seconds=3 * settings.SKYPLAN_HEARTBEAT_INTERVAL_S)
+    if WorkerHeartbeat.objects.filter(node=node, seen_at__gte=recent).exists():
+        return True
+    return any(app.control.ping(destination=[node], timeout=ping_timeout_s) for _ in range(2))
 
 
 def database_ok() -> bool:

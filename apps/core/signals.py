@@ -1,5 +1,6 @@
-"""The Celery side of the core workflows: a worker announces itself when it starts (host facts and the queues it
-consumes), then runs the stuck-job sweeps (:func:`apps.core.services.sweep_stuck_jobs`) every
+"""The Celery side of the core workflows.  A worker announces itself when it starts (host facts and the queues it
+consumes), then, in two threads of its main process, writes a heartbeat every ``SKYPLAN_HEARTBEAT_INTERVAL_S``
+seconds and runs the stuck-job sweeps (:func:`apps.core.services.sweep_stuck_jobs`) every
 ``SKYPLAN_SWEEP_INTERVAL_S`` seconds, so a lost worker's or a lost task's job is dealt with even when nobody is
 looking at it."""
 
@@ -15,31 +16,43 @@ log = logging.getLogger(__name__)
 
 @worker_ready.connect
 def announce(sender=None, **kwargs):
-    """Record a heartbeat with this host's facts and the worker's queues (best effort: never stop a worker), then
-    start the sweeps."""
-    try:
-        from apps.core.services import record_heartbeat
+    """Record a heartbeat with this host's facts, the worker's node name and its queues (best effort: never stop a
+    worker), then start beating and sweeping."""
+    from django.conf import settings
 
-        queues = ",".join(sorted(q.name for q in sender.app.amqp.queues.consume_from.values())) if sender else ""
-        record_heartbeat(queues=queues)
+    from apps.core.services import record_heartbeat, sweep_stuck_jobs
+
+    node = getattr(sender, "hostname", "") or ""
+    queues = ",".join(sorted(q.name for q in sender.app.amqp.queues.consume_from.values())) if sender else ""
+
+    def beat():
+        record_heartbeat(queues=queues, node=node)
+
+    try:
+        beat()
     except Exception:  # noqa: BLE001 - a worker must start even when the database is briefly unreachable
         log.warning("worker announcement failed", exc_info=True)
-    threading.Thread(target=_sweep_forever, name="skyplan-stuck-job-sweep", daemon=True).start()
+    _every(settings.SKYPLAN_HEARTBEAT_INTERVAL_S, beat, "skyplan-heartbeat")
+    _every(settings.SKYPLAN_SWEEP_INTERVAL_S, sweep_stuck_jobs, "skyplan-stuck-job-sweep")
 
 
-def _sweep_forever(stop: threading.Event | None = None) -> None:
-    """Run the sweeps every interval until ``stop`` is set (best effort: a failed sweep is logged and retried)."""
-    from django.conf import settings
+def _every(interval_s: float, work, name: str, stop: threading.Event | None = None) -> threading.Thread:
+    """Run ``work`` now and every ``interval_s`` seconds in a daemon thread, until ``stop`` is set (best effort: a
+    failure is logged and the work tried again next time)."""
     from django.db import close_old_connections
 
-    from apps.core.services import sweep_stuck_jobs
-
     stop = stop or threading.Event()
-    while True:
-        try:
-            close_old_connections()  # a connection broken by a database restart is replaced
-            sweep_stuck_jobs()
-        except Exception:  # noqa: BLE001 - a sweep must never stop the worker
-            log.warning("stuck-job sweep failed", exc_info=True)
-        if stop.wait(settings.SKYPLAN_SWEEP_INTERVAL_S):
-            return
+
+    def loop():
+        while True:
+            try:
+                close_old_connections()  # a connection broken by a database restart is replaced
+                work()
+            except Exception:  # noqa: BLE001 - this must never stop the worker
+                log.warning("%s failed", name, exc_info=True)
+            if stop.wait(interval_s):
+                return
+
+    thread = threading.Thread(target=loop, name=name, daemon=True)
+    thread.start()
+    return thread

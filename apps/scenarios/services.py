@@ -23,6 +23,7 @@ from django.utils import timezone
 from apps.accounts.workspaces import workspace_for
 from apps.core.jobs import TrackedJobs, superseded
 from apps.core.jobs import dispatch as dispatch_job
+from apps.core.services import node_alive
 from apps.scenarios.adapters import (
     apply_platform_overrides,
     apply_workload_overrides,
@@ -173,17 +174,9 @@ def execute_replication(run_id: str, index: int, worker: str = "", task_id: str 
     return Status.SUCCEEDED
 
 
-#: a replication running this long on a Celery node that does not answer a ping is lost (seconds)
+#: a replication running this long on a Celery node that is not alive (no heartbeat, no answer to a ping) is lost (s)
 LOST_AFTER_S = 5.0
 _last_sweep: dict = {}
-
-
-def _node_alive(node: str, timeout: float = 2.0) -> bool:
-    """Does Celery node ``name@host`` answer a ping (twice asked)?  A busy worker still answers: its main process
-    handles control messages while the pool's processes work."""
-    from apps.celery import app
-
-    return any(app.control.ping(destination=[node], timeout=timeout) for _ in range(2))
 
 
 def fail_lost_replications(run: SimulationRun | None = None, *, min_interval_s: float = 0.0) -> int:
@@ -203,7 +196,7 @@ def fail_lost_replications(run: SimulationRun | None = None, *, min_interval_s: 
     alive: dict[str, bool] = {}
     for rep in reps:
         if rep.worker not in alive:
-            alive[rep.worker] = _node_alive(rep.worker)
+            alive[rep.worker] = node_alive(rep.worker)
         if alive[rep.worker]:
             continue
         at = timezone.now()

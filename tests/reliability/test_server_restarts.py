@@ -30,8 +30,9 @@ from worker_processes import ROOT, start_worker, stop_worker
 
 pytestmark = [pytest.mark.worker]
 
-#: how long each server stays down (seconds)
-DOWN_S = 3.0
+#: how long each server stays down (seconds): long enough that a worker retrying its broker connection (after 2, 4,
+#: then 6 s) is still disconnected for a while after Redis is back
+DOWN_S = 8.0
 #: a replication of the SDP predict job array with this many jobs takes about 10 s here
 LONG_JOBS = 100_000
 
