@@ -1,4 +1,5 @@
-"""What every API view shares: exempt from the login-page redirect (DRF authenticates), service errors as 400s.
+"""What every API view shares: exempt from the login-page redirect (DRF authenticates), service errors as 400s,
+and the workspace a request acts in (the ``X-Skyplan-Workspace`` header, else the active workspace).
 
 The site's ``LoginRequiredMiddleware`` would send an unauthenticated API call to the login page;
 API views opt out of it so DRF's token/session authentication and ``IsAuthenticated`` answer
@@ -8,20 +9,30 @@ instead, with a 401 JSON body.
 from __future__ import annotations
 
 import inspect
+import re
 
 from django.contrib.auth.decorators import login_not_required
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import generics, serializers, views
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from apps.accounts.workspaces import editable_workspace  # noqa: F401 - the API views import it from here
+from apps.accounts.models import Workspace
+from apps.accounts.workspaces import Role, active_workspace, get_or_404, require_role
 from apps.api.authentication import AUTHENTICATION_CLASSES
 
-__all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "editable_workspace",
-           "service_error", "not_ready", "ERRORS", "NOT_FOUND", "BAD_REQUEST", "UNSUPPORTED", "NOT_READY"]
+__all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "api_workspace",
+           "editable_workspace", "service_error", "not_ready", "ERRORS", "NOT_FOUND", "BAD_REQUEST", "UNSUPPORTED",
+           "NOT_READY", "WORKSPACE_HEADER", "WORKSPACE_PARAMETER", "NO_WORKSPACE", "BAD_WORKSPACE"]
+
+#: the request header that chooses the workspace an API request acts in (creates in), by the workspace's id
+WORKSPACE_HEADER = "X-Skyplan-Workspace"
+_WORKSPACE_META = "HTTP_X_SKYPLAN_WORKSPACE"
+#: a workspace id as the header carries it: digits only, short enough for PostgreSQL's bigint
+_WORKSPACE_ID = re.compile(r"[0-9]{1,18}")
 
 
 class ApiSchema(AutoSchema):
@@ -69,6 +80,32 @@ class ListCreateApiView(_NoLoginRedirect, generics.ListCreateAPIView):
     pass
 
 
+def api_workspace(request) -> Workspace:
+    """The workspace this API request acts in: the one the ``X-Skyplan-Workspace`` header names by id, else the
+    active workspace (a site session's choice, else the user's personal one).
+
+    The only place the API resolves its workspace.  A header value that is not an id is a 400 naming the header;
+    an id of a workspace the user is not a member of is a 404 whether or not it exists (the lookup the pages use
+    to switch workspace)."""
+    raw = request.META.get(_WORKSPACE_META)
+    if raw is None:
+        return active_workspace(request)
+    raw = raw.strip()
+    if not _WORKSPACE_ID.fullmatch(raw):
+        raise ValidationError({WORKSPACE_HEADER: [
+            "not a workspace id: send the id of one of your workspaces (GET /api/v1/workspaces/ lists them), or "
+            "leave the header out to use your active workspace"]})
+    return get_or_404(Workspace.objects.all(), request.user, field="", pk=int(raw))
+
+
+def editable_workspace(request) -> Workspace:
+    """The workspace this API request acts in (:func:`api_workspace`), where it is about to create something: 403
+    naming the editor role unless the user may edit there."""
+    workspace = api_workspace(request)
+    require_role(request.user, workspace, Role.EDITOR)
+    return workspace
+
+
 def service_error(exc: Exception, fields: dict[str, str] | None = None, default: str = "non_field_errors"):
     """A service's refusal (``"field: why"``) as a DRF ValidationError keyed by the API field it names.
 
@@ -94,6 +131,19 @@ ERRORS = {
                                               "create, run, cancel and export), or a session without CSRF token"),
 }
 NOT_FOUND = {404: OpenApiResponse(_detail, description="no such object")}
+#: the 404 of an operation that acts in the workspace the X-Skyplan-Workspace header chooses
+NO_WORKSPACE = {404: OpenApiResponse(_detail, description=f"the {WORKSPACE_HEADER} header names no workspace of "
+                                                          "yours (whether or not it exists)")}
+BAD_WORKSPACE = {400: OpenApiResponse(_errors, description=f"the {WORKSPACE_HEADER} header is not a workspace id "
+                                                           f"(the key is `{WORKSPACE_HEADER}`)")}
+#: the header, declared on every operation that acts in a workspace (its 400 and 404 are in the responses)
+WORKSPACE_PARAMETER = OpenApiParameter(
+    WORKSPACE_HEADER, OpenApiTypes.INT, location=OpenApiParameter.HEADER, required=False,
+    description="The id of the workspace to act in (`GET /api/v1/workspaces/` lists yours); creating needs the "
+                "editor role there (else 403).  Absent: your active workspace, as chosen on the site in a session, "
+                "else your personal one.  Not a workspace of yours: 404 (whether or not it exists); not an id: 400 "
+                f"keyed `{WORKSPACE_HEADER}`.",
+)
 BAD_REQUEST = {400: OpenApiResponse(_errors, description="invalid input; the keys name the fields in error")}
 UNSUPPORTED = {415: OpenApiResponse(_detail, description="the body is not of the media type the operation takes")}
 NOT_READY = {409: OpenApiResponse(

@@ -10,9 +10,10 @@ of another workspace only), a viewer, an editor and an admin of the object's wor
 - viewer: reads (200); a change is a 403 naming the editor role, nothing changed;
 - editor and admin: the endpoint's documented answer (200, 201, 202).
 
-Lists never show the outsider another workspace's objects and do show its members.  Creating goes to the active
-workspace (a token's is the user's personal one; a site session may choose another), and an object named in a
-request body follows the same rules (another workspace's: 400 on that field).
+Lists never show the outsider another workspace's objects and do show its members.  Creating goes to the workspace
+the ``X-Skyplan-Workspace`` header names (an outsider's: 404, no content), else to the active workspace (a token's is
+the user's personal one; a site session may choose another), and an object named in a request body follows the same
+rules (another workspace's: 400 on that field).
 
 The world is built once for the module in a transaction rolled back at the end; every case runs in its own
 savepoint, so a case's changes (a cancel, a copy) do not reach the next.  Nothing is sent to a Celery worker.
@@ -485,21 +486,28 @@ def test_creating_with_a_token_names_only_the_users_objects(world, name, role):
     assert _state(world) == before
 
 
-ACTIVE_CASES = [(name, role) for name in sorted({*CREATES, "api:platform-copy"} - {"api:report-list"})
-                for role in ROLES[1:]]
+ACTIVE_CASES = [(name, role, how) for name in sorted({*CREATES, "api:platform-copy"} - {"api:report-list"})
+                for role in ROLES[1:] for how in ("session", "header")]
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("name", "role"), ACTIVE_CASES, ids=[" ".join(c) for c in ACTIVE_CASES])
-def test_creating_in_the_active_workspace_needs_the_editor_role_there(world, name, role):
-    """Signed in on the site with Alice's workspace chosen as the active one (a session), a viewer may not create
-    there (403 naming the role), its editors and admins may; an outsider's stale choice of it is ignored (their
-    personal workspace is used).  The body names only the reference catalogue."""
-    client = APIClient()
-    client.force_login(world["users"][role])
-    session = client.session
-    session[SESSION_KEY] = world["workspace"].pk
-    session.save()
+@pytest.mark.parametrize(("name", "role", "how"), ACTIVE_CASES, ids=[" ".join(c) for c in ACTIVE_CASES])
+def test_creating_in_the_chosen_workspace_needs_the_editor_role_there(world, name, role, how):
+    """Alice's workspace chosen as the one to create in — signed in on the site with it as the active one (a
+    session), or with a token naming it in the X-Skyplan-Workspace header: a viewer may not create there (403 naming
+    the role), its editors and admins may.  An outsider's stale session choice of it is ignored (their personal
+    workspace is used); an outsider's header naming it is a 404 without its content.  The body names only the
+    reference catalogue."""
+    if how == "session":
+        client = APIClient()
+        client.force_login(world["users"][role])
+        session = client.session
+        session[SESSION_KEY] = world["workspace"].pk
+        session.save()
+    else:
+        client = _client(world, role)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {world['tokens'][role]}",
+                           HTTP_X_SKYPLAN_WORKSPACE=str(world["workspace"].pk))
     if name == "api:platform-copy":
         url, data, fmt = reverse(name, kwargs={"slug": "magnus"}), None, "json"
     else:
@@ -507,6 +515,12 @@ def test_creating_in_the_active_workspace_needs_the_editor_role_there(world, nam
         data, fmt = _create_request(world, name, "magnus")
     before = _state(world)
     response = client.post(url, data, format=fmt)
+    if role == "outsider" and how == "header":
+        assert response.status_code == 404, (response.status_code, response.content[:300])
+        assert set(response.json()) == {"detail"}
+        _no_secret(world, response)
+        assert _state(world) == before
+        return
     if role == "viewer":
         assert response.status_code == 403, (response.status_code, response.content[:300])
         assert "needs the editor role" in response.json()["detail"]

@@ -10,9 +10,11 @@ from apps.accounts.workspaces import Role, get_or_404, visible
 from apps.api.base import (
     BAD_REQUEST,
     ERRORS,
+    NO_WORKSPACE,
     NOT_FOUND,
     NOT_READY,
     UNSUPPORTED,
+    WORKSPACE_PARAMETER,
     ApiView,
     ListCreateApiView,
     editable_workspace,
@@ -41,12 +43,13 @@ class BenchmarkList(ListCreateApiView):
     def get_queryset(self):
         return visible(BenchmarkRun.objects.select_related("platform"), self.request.user)
 
-    @extend_schema(request=BenchmarkCreateSerializer, responses={202: BenchmarkSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=BenchmarkCreateSerializer,
+                   responses={202: BenchmarkSerializer, **BAD_REQUEST, **NO_WORKSPACE, **UNSUPPORTED, **ERRORS})
     def post(self, request):
+        workspace = editable_workspace(request)
         data = BenchmarkCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        workspace = editable_workspace(request)
         try:
             run = services.create_benchmark(platform=d["platform"], kind=d["kind"],
                                             parameters=dict(d.get("parameters") or {}), user=request.user,

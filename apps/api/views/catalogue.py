@@ -3,11 +3,21 @@ catalogue and the platform copies of their workspaces, and copies a platform int
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.response import Response
 
-from apps.api.base import ERRORS, NOT_FOUND, ApiView, ListApiView, RetrieveApiView, editable_workspace
+from apps.api.base import (
+    BAD_WORKSPACE,
+    ERRORS,
+    NO_WORKSPACE,
+    NOT_FOUND,
+    WORKSPACE_PARAMETER,
+    ApiView,
+    ListApiView,
+    RetrieveApiView,
+    editable_workspace,
+)
 from apps.api.serializers.catalogue import (
     PlatformDetailSerializer,
     PlatformSerializer,
@@ -47,11 +57,17 @@ class PlatformDetail(RetrieveApiView):
 
 
 class PlatformCopy(ApiView):
-    """Copy a platform — every fact, node type and storage tier with its source — into your active workspace
-    (you need the editor role there), where its editors may change it.  The copy gets a new slug
-    (`<slug>-copy`, `<slug>-copy-2`, ...) and the name "<name> (copy)"."""
+    """Copy a platform — every fact, node type and storage tier with its source — into the workspace the
+    X-Skyplan-Workspace header names, else your active workspace (you need the editor role there), where its
+    editors may change it.  The copy gets a new slug (`<slug>-copy`, `<slug>-copy-2`, ...) and the name
+    "<name> (copy)"."""
 
-    @extend_schema(request=None, responses={201: PlatformDetailSerializer, **NOT_FOUND, **ERRORS})
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=None, responses={
+        201: PlatformDetailSerializer,
+        **BAD_WORKSPACE,
+        404: OpenApiResponse(NOT_FOUND[404].response,
+                             description=f"no such platform, or {NO_WORKSPACE[404].description}"),
+        **ERRORS})
     def post(self, request, slug):
         platform = services.get_platform(request.user, slug)
         duplicate = services.copy_platform(platform, editable_workspace(request), user=request.user)

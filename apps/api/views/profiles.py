@@ -14,8 +14,10 @@ from apps.accounts.workspaces import Role, get_or_404, visible
 from apps.api.base import (
     BAD_REQUEST,
     ERRORS,
+    NO_WORKSPACE,
     NOT_FOUND,
     UNSUPPORTED,
+    WORKSPACE_PARAMETER,
     ApiView,
     ListApiView,
     ListCreateApiView,
@@ -47,8 +49,8 @@ class ImportList(ListCreateApiView):
     def get_queryset(self):
         return visible(ProfileImport.objects.select_related("platform"), self.request.user)
 
-    @extend_schema(request={"multipart/form-data": UploadSerializer},
-                   responses={202: ImportSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request={"multipart/form-data": UploadSerializer},
+                   responses={202: ImportSerializer, **BAD_REQUEST, **NO_WORKSPACE, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         workspace = editable_workspace(request)
         upload = UploadSerializer(data=request.data, context={"request": request})

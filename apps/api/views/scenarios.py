@@ -11,9 +11,11 @@ from apps.accounts.workspaces import Role, get_or_404, visible
 from apps.api.base import (
     BAD_REQUEST,
     ERRORS,
+    NO_WORKSPACE,
     NOT_FOUND,
     NOT_READY,
     UNSUPPORTED,
+    WORKSPACE_PARAMETER,
     ApiView,
     ListCreateApiView,
     editable_workspace,
@@ -79,12 +81,13 @@ class ScenarioList(ListCreateApiView):
     def get_queryset(self):
         return visible(_scenarios().prefetch_related("entries__run"), self.request.user)
 
-    @extend_schema(request=ScenarioCreateSerializer, responses={201: ScenarioSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=ScenarioCreateSerializer,
+                   responses={201: ScenarioSerializer, **BAD_REQUEST, **NO_WORKSPACE, **UNSUPPORTED, **ERRORS})
     def post(self, request):
+        workspace = editable_workspace(request)
         data = ScenarioCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        workspace = editable_workspace(request)
         try:
             scenario = services.create_scenario(
                 name=d["name"], workload=d["workload"], entries=_entries(d["platforms"]),
@@ -178,12 +181,13 @@ class RunList(ListCreateApiView):
     def get_queryset(self):
         return visible(SimulationRun.objects.select_related("platform", "workload"), self.request.user)
 
-    @extend_schema(request=RunCreateSerializer, responses={201: RunSerializer, **BAD_REQUEST, **UNSUPPORTED, **ERRORS})
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=RunCreateSerializer,
+                   responses={201: RunSerializer, **BAD_REQUEST, **NO_WORKSPACE, **UNSUPPORTED, **ERRORS})
     def post(self, request):
+        workspace = editable_workspace(request)
         data = RunCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        workspace = editable_workspace(request)
         try:
             run = services.create_run(platform=d["platform"], workload=d["workload"],
                                       options=_plain(d.get("options") or {}), seed=d["seed"],
