@@ -50,6 +50,15 @@ def test_the_list_marks_reference_platforms_and_the_workspaces_copies(client, te
     assert html.count("<td>reference</td>") == Platform.objects.filter(workspace=None).count()
 
 
+def test_a_workspace_platform_that_is_no_copy_is_marked_made_there(client, team):
+    Platform.objects.create(slug="lab-box", name="Lab box", kind="owned_cluster", workspace=team["workspace"])
+    client.force_login(team["dave"])
+    client.post("/accounts/workspaces/switch/", {"workspace": team["workspace"].pk})
+    assert "<td>made in this workspace</td>" in client.get("/platforms/").content.decode()
+    html = client.get("/platforms/lab-box/").content.decode()
+    assert "A platform of workspace alice&#x27;s workspace" in html and "Edit this platform" in html
+
+
 def test_an_editor_of_the_active_workspace_copies_a_platform_from_its_page(client, team):
     client.force_login(team["dave"])  # active workspace: his personal one, where he is admin
     html = client.get("/platforms/magnus/").content.decode()
