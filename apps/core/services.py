@@ -98,11 +98,11 @@ def sweep_lost_tasks(*, older_than_s: float | None = None, confirm_after_s: floa
     if not first:
         return counts
     time.sleep(confirm_after_s)
-    again = {(jobs.label, row.pk, row.status, row.task_id): (jobs, row) for jobs, row in _lost_jobs(bound, timeout=2.0)}
+    again = {(jobs.label, row.pk, row.status, row.task_id) for jobs, row in _lost_jobs(bound, timeout=2.0)}
     at = timezone.now()
     for jobs, row in first:
         if (jobs.label, row.pk, row.status, row.task_id) not in again:
-            continue
+            continue  # it moved meanwhile (started, finished, sent again), or its task turned up
         if row.status == JobStatus.QUEUED:
             counts["redispatched"] += jobs.redispatch(row)
         else:
