@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from apps.api.authentication import AUTHENTICATION_CLASSES
-from apps.api.views import auth, benchmarks, catalogue, profiles, reports, scenarios
+from apps.api.views import auth, benchmarks, catalogue, profiles, reports, scenarios, workspaces
 
 app_name = "api"
 
@@ -20,6 +20,7 @@ def _docs_page(view):
 
 v1 = [
     path("auth/token/", auth.TokenView.as_view(), name="token"),
+    path("workspaces/", workspaces.WorkspaceList.as_view(), name="workspace-list"),
     path("platforms/", catalogue.PlatformList.as_view(), name="platform-list"),
     path("platforms/<slug:slug>/", catalogue.PlatformDetail.as_view(), name="platform-detail"),
     path("platforms/<slug:slug>/copy/", catalogue.PlatformCopy.as_view(), name="platform-copy"),

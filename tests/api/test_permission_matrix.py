@@ -78,6 +78,7 @@ LISTS = {
     "api:benchmark-list": ("benchmark",),
     "api:report-list": ("report",),
     "api:platform-list": ("platform",),
+    "api:workspace-list": ("workspace",),  # the user's workspaces (their role there: test_workspace_header.py)
 }
 #: the lists' POST creates: URL name -> (the documented answer, the field a request naming another workspace's
 #: object is refused on, the least role in the workspace of the object the body names, or None when the new object
@@ -241,7 +242,7 @@ def _build() -> dict:
         "workspace": workspace, "scenario": scenario, "run": run, "report": report, "benchmark": benchmark,
         "job": job, "profile": profile, "platform": platform,
         # what an outsider must never see: every name and id of Alice's objects
-        "secrets": [scenario.name, run.label, platform.name, platform.slug, profile.name, job.filename,
+        "secrets": [workspace.name, scenario.name, run.label, platform.name, platform.slug, profile.name, job.filename,
                     "confidential-host-of-alice", "confidential result", str(scenario.pk), str(run.pk),
                     str(report.pk), str(benchmark.pk), str(job.pk), *(str(r.pk) for r in scenario.runs())],
     }
@@ -396,7 +397,7 @@ LIST_CASES = [(name, role) for name in sorted(LISTS) for role in ROLES]
 
 def _ids(world, which) -> str:
     obj = world[which]
-    return obj.slug if which == "platform" else str(obj.pk)
+    return obj.slug if which in ("platform", "workspace") else str(obj.pk)
 
 
 @pytest.mark.django_db
