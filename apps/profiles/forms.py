@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from apps.accounts.workspaces import visible
 from apps.platforms.models import Platform, StorageTier
 from apps.platforms.services import visible_platforms, visible_storage_tiers
 from apps.profiles.models import Profile
@@ -48,15 +49,17 @@ class CalibrateForm(forms.Form):
     platform = forms.ModelChoiceField(Platform.objects.none(), to_field_name="slug", help_text="where it ran")
     node_type = forms.CharField(required=False, help_text="node type name (default: the platform's first)")
     storage_tier = forms.CharField(required=False, help_text="storage tier name (default: the platform's first)")
-    companion = forms.ModelChoiceField(Profile.objects.exclude(kind=Profile.Kind.FIO), required=False,
+    companion = forms.ModelChoiceField(Profile.objects.none(), required=False,
                                        help_text="another profile of the same run (a strace with a samples file)")
 
     def __init__(self, *args, user, profile: Profile | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["platform"].queryset = visible_platforms(user)
+        # companions: the user's workspaces' profiles (and shared ones) only — never another workspace's names
+        companions = visible(Profile.objects.exclude(kind=Profile.Kind.FIO), user)
+        self.fields["companion"].queryset = companions
         if profile is not None:
-            self.fields["companion"].queryset = (Profile.objects.exclude(kind=Profile.Kind.FIO)
-                                                 .exclude(kind=profile.kind).exclude(pk=profile.pk))
+            self.fields["companion"].queryset = companions.exclude(kind=profile.kind).exclude(pk=profile.pk)
             if profile.stage_id:
                 self.fields["stage"].initial = profile.stage_id
             if profile.platform_id:

@@ -252,3 +252,20 @@ def test_a_new_workspace_becomes_active_and_new_scenarios_go_there(client, world
     assert Scenario.objects.filter(workspace__name="CHILES imaging team").count() == 1
     page = client.post("/accounts/workspaces/new/", {"name": "  "}, follow=True).content.decode()
     assert "name: give the workspace a name" in page
+
+
+def test_a_profiles_companion_choices_hold_only_the_users_workspaces_profiles(client, world):
+    """The calibrate form offers companion profiles of the same run: never another workspace's (their names are
+    their file names, which may say what the run was)."""
+    alices = world["profile"]  # a strace trace in Alice's workspace
+    alices.name = "Confidential trace of Alice"
+    alices.save(update_fields=["name"])
+    bob, alice = world["users"]["outsider"], world["users"]["admin"]
+    bobs = import_file(SAMPLES / "rand_read.chiles.csv", user=bob, workspace=personal_workspace(bob)).profile
+    client.force_login(bob)
+    page = client.get(bobs.get_absolute_url()).content.decode()
+    assert 'name="companion"' in page and "Confidential trace of Alice" not in page
+    # a samples file of Alice's own is offered her trace
+    hers = import_file(SAMPLES / "rand_read.chiles.csv", user=alice, workspace=world["workspace"]).profile
+    client.force_login(alice)
+    assert "Confidential trace of Alice" in client.get(hers.get_absolute_url()).content.decode()
