@@ -78,18 +78,31 @@ def run_inputs(*, platform, workload, options=None, seed=0, workload_overrides=N
     return inputs
 
 
+def check_platform_workspace(platform, workspace) -> None:
+    """A workspace's own platform (a copy, or one made from a benchmarked host) is used only in that workspace:
+    elsewhere its members could not see it, and those of the other workspace would see its name."""
+    if platform.workspace_id is not None and platform.workspace_id != (workspace.pk if workspace else None):
+        raise InvalidEntry(platform.slug, f"platform {platform.slug!r} belongs to another workspace: copy it into "
+                                          "this one to use it here")
+
+
 def create_run(*, platform, workload, options=None, seed=0, replications=1, user=None, label="",
                workload_overrides=None, platform_overrides=None, workspace=None) -> SimulationRun:
     """Snapshot the inputs, check they build a scenario, and save a queued run with its replications (in
     ``workspace``, by default the user's personal one)."""
     if replications < 1 or replications > 1000:
         raise InvalidScenario("replications: must be between 1 and 1000")
+    workspace = workspace_for(user, workspace)
+    try:
+        check_platform_workspace(platform, workspace)
+    except InvalidEntry as exc:
+        raise InvalidScenario(f"platform: {exc.detail}") from None
     inputs = run_inputs(platform=platform, workload=workload, options=options, seed=seed,
                         workload_overrides=workload_overrides, platform_overrides=platform_overrides)
     with transaction.atomic():
         run = SimulationRun.objects.create(
             platform=platform, workload=workload, options=options or {}, seed=seed, replications=replications,
-            inputs=inputs, created_by=user, workspace=workspace_for(user, workspace), label=label or f"{workload.name} on {platform.name}",
+            inputs=inputs, created_by=user, workspace=workspace, label=label or f"{workload.name} on {platform.name}",
         )
         Replication.objects.bulk_create(
             Replication(run=run, index=i, seed=replication_seed(seed, i)) for i in range(replications)
@@ -329,7 +342,9 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
             apply_workload_overrides(workload_dict(workload), workload_overrides)
         except (KeyError, ValueError, TypeError) as exc:
             raise InvalidScenario(str(exc)) from None
+    workspace = workspace_for(user, workspace)
     for platform, options, overrides in entries:
+        check_platform_workspace(platform, workspace)
         try:
             run_inputs(platform=platform, workload=workload, options=options, seed=seed,
                        workload_overrides=workload_overrides, platform_overrides=overrides)
@@ -339,7 +354,7 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
         scenario = Scenario.objects.create(
             name=name, workload=workload, workload_overrides=workload_overrides or {}, replications=replications,
             seed=seed, tco_years=tco_years, epochs_per_year=epochs_per_year, created_by=user, parent=parent,
-            change=change, workspace=workspace_for(user, workspace),
+            change=change, workspace=workspace,
         )
         ScenarioPlatform.objects.bulk_create(
             ScenarioPlatform(scenario=scenario, platform=platform, position=i, options=options or {},

@@ -87,3 +87,21 @@ def test_an_outsider_cannot_pick_another_workspaces_copy_in_the_run_form(client,
                                       "seed": "0", "options": ""})
     assert response.status_code == 200 and not SimulationRun.objects.exists()
     assert "Select a valid choice" in response.content.decode()
+
+
+def test_a_copy_is_used_only_in_its_own_workspace(team, magnus_copy):
+    """Dave is a member of Alice's workspace, but a comparison in his own workspace cannot use her copy: his
+    workspace's members could not see it, and would see its name; the error says to copy it."""
+    from apps.accounts.workspaces import personal_workspace
+    from apps.scenarios.services import InvalidEntry, InvalidScenario, create_run
+
+    workload = Workload.objects.get(slug="chiles-epoch1")
+    daves = personal_workspace(team["dave"])
+    entries = [(magnus_copy, {}, {}), (Platform.objects.get(slug="aws-sydney"), {}, {})]
+    with pytest.raises(InvalidEntry, match="belongs to another workspace: copy it into this one"):
+        create_scenario(name="mixed", workload=workload, entries=entries, user=team["dave"], workspace=daves)
+    with pytest.raises(InvalidScenario, match="platform: .*belongs to another workspace"):
+        create_run(platform=magnus_copy, workload=workload, user=team["dave"], workspace=daves)
+    assert not Scenario.objects.exists() and not SimulationRun.objects.exists()
+    # in Alice's workspace it is fine
+    create_scenario(name="ours", workload=workload, entries=entries, user=team["dave"], workspace=team["workspace"])
