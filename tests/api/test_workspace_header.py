@@ -133,16 +133,18 @@ def test_an_editor_creates_a_scenario_in_the_team_workspace(api, user, catalogue
 def test_an_editor_creates_runs_benchmarks_uploads_and_copies_in_the_team_workspace(api, catalogue, team):
     run = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus"}, format="json", **_in(team))
     assert run.status_code == 201, run.content
-    assert SimulationRun.objects.get(pk=run.json()["id"]).workspace == team
+    assert SimulationRun.objects.get(pk=run.json()["id"]).workspace == team and run.json()["workspace"] == "survey-team"
 
     benchmark = api.post("/api/v1/benchmarks/", {"platform": "magnus", "kind": "cpu"}, format="json", **_in(team))
     assert benchmark.status_code == 202, benchmark.content
     assert BenchmarkRun.objects.get(pk=benchmark.json()["id"]).workspace == team
+    assert benchmark.json()["workspace"] == "survey-team"
 
     with SAMPLE.open("rb") as fh:
         upload = api.post("/api/v1/profiles/imports/", {"file": fh}, format="multipart", **_in(team))
     assert upload.status_code == 202, upload.content
     assert ProfileImport.objects.get(pk=upload.json()["id"]).workspace == team
+    assert upload.json()["workspace"] == "survey-team"
 
     copy = api.post("/api/v1/platforms/magnus/copy/", **_in(team))
     assert copy.status_code == 201, copy.content

@@ -53,13 +53,15 @@ class MeasuredValueSerializer(serializers.ModelSerializer):
 
 
 class BenchmarkSerializer(serializers.ModelSerializer):
+    workspace = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,
+                                             help_text="the workspace it belongs to (null: shared)")
     url = serializers.HyperlinkedIdentityField(view_name="api:benchmark-detail", lookup_url_kwarg="run_id")
     platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     progress = serializers.SerializerMethodField()
 
     class Meta:
         model = BenchmarkRun
-        fields = ["id", "url", "platform", "kind", "parameters", "queue", "status", "progress", "error", "host",
+        fields = ["id", "url", "workspace", "platform", "kind", "parameters", "queue", "status", "progress", "error", "host",
                   "created_at", "started_at", "finished_at"]
 
     def get_progress(self, run) -> float:

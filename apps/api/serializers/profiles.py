@@ -29,6 +29,8 @@ class UploadSerializer(serializers.Serializer):
 
 
 class ImportSerializer(serializers.ModelSerializer):
+    workspace = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,
+                                             help_text="the workspace it belongs to (null: shared)")
     url = serializers.HyperlinkedIdentityField(view_name="api:profile-import-detail", lookup_url_kwarg="job_id")
     platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     progress = serializers.SerializerMethodField()
@@ -36,7 +38,7 @@ class ImportSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ProfileImport
-        fields = ["id", "url", "filename", "format", "size_bytes", "platform", "stage", "status", "progress",
+        fields = ["id", "url", "workspace", "filename", "format", "size_bytes", "platform", "stage", "status", "progress",
                   "finished", "error", "error_line", "profile", "created_at", "started_at", "finished_at"]
 
     def get_progress(self, job) -> float:
@@ -44,13 +46,15 @@ class ImportSerializer(serializers.ModelSerializer):
 
 
 class ProfileSerializer(serializers.ModelSerializer):
+    workspace = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,
+                                             help_text="the workspace it belongs to (null: shared)")
     url = serializers.HyperlinkedIdentityField(view_name="api:profile-detail", lookup_url_kwarg="profile_id")
     kind = serializers.CharField(help_text=", ".join(Profile.Kind.values))
     platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
 
     class Meta:
         model = Profile
-        fields = ["id", "url", "name", "format", "kind", "size_bytes", "host", "duration_s", "platform", "stage",
+        fields = ["id", "url", "workspace", "name", "format", "kind", "size_bytes", "host", "duration_s", "platform", "stage",
                   "created_at"]
 
 

@@ -182,6 +182,8 @@ class RunCreateSerializer(StrictSerializer):
 
 
 class RunSerializer(serializers.ModelSerializer):
+    workspace = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,
+                                             help_text="the workspace it belongs to (null: shared)")
     url = serializers.HyperlinkedIdentityField(view_name="api:run-detail", lookup_url_kwarg="run_id")
     platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     workload = serializers.SlugRelatedField(slug_field="slug", read_only=True)
@@ -190,7 +192,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = SimulationRun
-        fields = ["id", "url", "label", "platform", "workload", "options", "seed", "replications", "status",
+        fields = ["id", "url", "label", "workspace", "platform", "workload", "options", "seed", "replications", "status",
                   "progress", "error", "results", "created_at", "started_at", "finished_at"]
 
     def get_progress(self, run) -> float:
