@@ -16,6 +16,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,6 +87,7 @@ class App:
             stop_worker(self.worker, self.worker_log)
         self.redis.destroy()
         self.pg.destroy()
+        shutil.rmtree(self.var, ignore_errors=True)
 
     def manage(self, *args: str) -> str:
         done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True,
