@@ -253,6 +253,9 @@ CELERY_RESULT_BACKEND_MAX_RETRIES = 10
 SKYPLAN_SWEEP_INTERVAL_S = env_int("SKYPLAN_SWEEP_INTERVAL_S", 30)
 SKYPLAN_HEARTBEAT_INTERVAL_S = env_int("SKYPLAN_HEARTBEAT_INTERVAL_S", 5)
 SKYPLAN_LOST_TASK_AFTER_S = env_int("SKYPLAN_LOST_TASK_AFTER_S", 60)
+# A job run in-process (no Celery task: `manage.py simulate`, a benchmark's profile imports) still unfinished this
+# long after it was requested (past every task's time limit, 3 h at most) was abandoned by a process that ended.
+SKYPLAN_ABANDONED_AFTER_S = env_int("SKYPLAN_ABANDONED_AFTER_S", 6 * 3600)
 
 # --- REST API (apps/api): token or session authentication, the same login requirement as the pages.
 REST_FRAMEWORK = {

@@ -48,6 +48,10 @@ class TrackedJobs:
         (``manage.py simulate``, a benchmark's profile imports) and are none of the sweep's business."""
         return self.unfinished().exclude(task_id="").filter(**{f"{self.requested_at}__lt": when})
 
+    def in_process_before(self, when: datetime) -> QuerySet:
+        """Unfinished rows run in-process (no task id) requested before ``when``."""
+        return self.unfinished().filter(task_id="", **{f"{self.requested_at}__lt": when})
+
     def node(self, row) -> str:
         """The Celery node (``name@host``) running the row, when it recorded one."""
         return ""

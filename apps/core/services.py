@@ -17,7 +17,8 @@ from apps.core.broker import tasks_in_broker, tasks_on_workers
 from apps.core.jobs import registered
 from apps.core.models import JobStatus, WorkerHeartbeat
 
-__all__ = ["record_heartbeat", "host_facts", "database_ok", "node_alive", "sweep_lost_tasks", "sweep_stuck_jobs"]
+__all__ = ["record_heartbeat", "host_facts", "database_ok", "node_alive", "sweep_lost_tasks", "sweep_stuck_jobs",
+           "fail_abandoned_in_process"]
 
 log = logging.getLogger(__name__)
 
@@ -90,10 +91,11 @@ def sweep_lost_tasks(*, older_than_s: float | None = None, confirm_after_s: floa
     running with no answering node to vouch for it, and whose task is neither in the broker nor held by any worker
     that answers, was lost.  A queued one is sent again under a new id (safe: it never started, and a late copy of
     the old task finds itself superseded); a running one ends failed with "its task was lost (broker restarted?) at
-    T".  Two looks ``confirm_after_s`` apart must agree.  Returns how many were sent again and how many failed.
+    T".  Two looks ``confirm_after_s`` apart must agree.  Jobs run in-process and long abandoned end failed too
+    (:func:`fail_abandoned_in_process`).  Returns how many were sent again, failed, and failed as abandoned.
     """
     bound = settings.SKYPLAN_LOST_TASK_AFTER_S if older_than_s is None else older_than_s
-    counts = {"redispatched": 0, "failed": 0}
+    counts = {"redispatched": 0, "failed": 0, "abandoned": fail_abandoned_in_process()}
     first = _lost_jobs(bound, timeout=1.0)
     if not first:
         return counts
@@ -109,8 +111,24 @@ def sweep_lost_tasks(*, older_than_s: float | None = None, confirm_after_s: floa
             counts["failed"] += jobs.fail(row, f"its task was lost (broker restarted?) at {at:%Y-%m-%d %H:%M:%S} UTC: "
                                                "no worker is running it and the broker holds no copy")
     if any(counts.values()):
-        log.warning("lost tasks: %(redispatched)d job(s) sent again, %(failed)d failed", counts)
+        log.warning("lost tasks: %(redispatched)d job(s) sent again, %(failed)d failed, %(abandoned)d in-process "
+                    "job(s) abandoned", counts)
     return counts
+
+
+def fail_abandoned_in_process(older_than_s: float | None = None) -> int:
+    """Fail the in-process jobs (no Celery task: ``manage.py simulate``, a benchmark's profile imports) still
+    unfinished long after the longest any job may take (``SKYPLAN_ABANDONED_AFTER_S``, past every task's time
+    limit): the process that was running them ended without finishing — nothing else will."""
+    bound = settings.SKYPLAN_ABANDONED_AFTER_S if older_than_s is None else older_than_s
+    cutoff = timezone.now() - timedelta(seconds=bound)
+    at = timezone.now()
+    failed = 0
+    for jobs in registered():
+        for row in jobs.in_process_before(cutoff):
+            failed += jobs.fail(row, f"abandoned: the process running it in-process ended without finishing it "
+                                     f"(found at {at:%Y-%m-%d %H:%M:%S} UTC, requested over {bound / 3600:.0f} h before)")
+    return failed
 
 
 def _lost_jobs(older_than_s: float, *, timeout: float) -> list:

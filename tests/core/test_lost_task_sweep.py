@@ -73,7 +73,7 @@ def test_a_queued_replication_whose_task_vanished_is_sent_again_and_the_old_task
     lost = _lose(lost_rep)
     kept = Replication.objects.get(pk=kept_rep.pk).task_id
 
-    assert _sweep() == {"redispatched": 1, "failed": 0}
+    assert _sweep() == {"redispatched": 1, "failed": 0, "abandoned": 0}
 
     lost_rep.refresh_from_db()
     assert lost_rep.status == "queued" and lost_rep.task_id not in ("", lost)
@@ -95,7 +95,7 @@ def test_a_dispatch_that_never_reached_the_broker_is_sent(catalogue, monkeypatch
     saved = run.replication_set.get().task_id
     assert saved and saved not in tasks_in_broker()
 
-    assert _sweep() == {"redispatched": 1, "failed": 0}
+    assert _sweep() == {"redispatched": 1, "failed": 0, "abandoned": 0}
     assert run.replication_set.get().task_id in tasks_in_broker()
 
 
@@ -103,7 +103,7 @@ def test_jobs_run_in_process_are_left_alone(catalogue):
     run = _run(catalogue, replications=2)  # as manage.py simulate makes them: no task id, run one after the other
     Replication.objects.filter(run=run, index=0).update(status="running", started_at=timezone.now())
 
-    assert _sweep() == {"redispatched": 0, "failed": 0}
+    assert _sweep() == {"redispatched": 0, "failed": 0, "abandoned": 0}
 
 
 def test_a_young_job_or_one_whose_task_is_queued_is_left_alone(catalogue):
@@ -112,7 +112,7 @@ def test_a_young_job_or_one_whose_task_is_queued_is_left_alone(catalogue):
     queued = _run(catalogue, replications=1)
     dispatch_run(queued)
 
-    assert _sweep() == {"redispatched": 0, "failed": 0}
+    assert _sweep() == {"redispatched": 0, "failed": 0, "abandoned": 0}
 
 
 def test_a_running_job_whose_task_vanished_ends_failed_with_the_reason(catalogue):
@@ -123,7 +123,7 @@ def test_a_running_job_whose_task_vanished_ends_failed_with_the_reason(catalogue
     SimulationRun.objects.filter(pk=run.pk).update(status="running")
     _lose(rep)
 
-    assert _sweep() == {"redispatched": 0, "failed": 1}
+    assert _sweep() == {"redispatched": 0, "failed": 1, "abandoned": 0}
 
     rep.refresh_from_db()
     run.refresh_from_db()
@@ -137,7 +137,7 @@ def test_a_running_job_on_a_worker_that_does_not_answer_is_left_to_the_worker_lo
     rep = run.replication_set.get()
     Replication.objects.filter(pk=rep.pk).update(status="running", worker="silent@nowhere", task_id="lost-1")
 
-    assert _sweep() == {"redispatched": 0, "failed": 0}
+    assert _sweep() == {"redispatched": 0, "failed": 0, "abandoned": 0}
     assert Replication.objects.get(pk=rep.pk).status == "running"
 
 
@@ -154,7 +154,7 @@ def test_every_kind_of_job_is_swept(catalogue, queues):
     for model in (BenchmarkRun, ProfileImport, Report, ConfigurationSearch):
         model.objects.update(created_at=old)
 
-    assert _sweep() == {"redispatched": 4, "failed": 0}
+    assert _sweep() == {"redispatched": 4, "failed": 0, "abandoned": 0}
 
     held = tasks_in_broker()
     for row in (bench, imp, report, chunk):
@@ -167,4 +167,23 @@ def test_nothing_is_done_when_the_broker_cannot_be_read(catalogue, monkeypatch):
     _lose(run.replication_set.get())
     monkeypatch.setattr(core_services, "tasks_in_broker", lambda: None)
 
-    assert _sweep() == {"redispatched": 0, "failed": 0}
+    assert _sweep() == {"redispatched": 0, "failed": 0, "abandoned": 0}
+
+
+def test_in_process_jobs_long_past_every_time_limit_end_failed_as_abandoned(catalogue):
+    """A benchmark's profile import (run in-process, no task) whose worker died before running it: no sweep sends it
+    again, so once it is older than any job may take it ends failed with the reason, never queued for good."""
+    from apps.core.services import fail_abandoned_in_process
+
+    run = _run(catalogue, replications=1)
+    job = ProfileImport.objects.create(filename="minipipeline-x-samples.csv", format="chiles_csv",
+                                       upload_path="profiles/uploads/x/minipipeline-x-samples.csv", size_bytes=10)
+    assert fail_abandoned_in_process(older_than_s=3600) == 0  # young: left alone
+    ProfileImport.objects.filter(pk=job.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    Replication.objects.filter(run=run).update(status="running")
+    SimulationRun.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(hours=2))
+
+    assert fail_abandoned_in_process(older_than_s=3600) == 2
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error.startswith("abandoned: the process running it in-process ended")
+    assert Replication.objects.get(run=run).status == "failed"
