@@ -454,7 +454,9 @@ CREATE_CASES = [(name, role) for name in sorted(CREATES) for role in ROLES]
 def test_creating_with_a_token_names_only_the_users_objects(world, name, role):
     """With a token the active workspace is the user's personal one: the new object goes there.  The body names
     Alice's copy of Magnus (or, for a report, her scenario): an outsider is refused on that field, as if it did not
-    exist; her workspace's members may pick it (a report needs the editor role in the scenario's workspace)."""
+    exist; her workspace's other members are refused on that field too, told to copy it into their own (a workspace's
+    platform is used only there), and Alice may pick it (a report needs the editor role in the scenario's
+    workspace)."""
     allowed, field, need = CREATES[name]
     data, fmt = _create_request(world, name, world["platform"].slug)
     before = _state(world)
@@ -475,6 +477,10 @@ def test_creating_with_a_token_names_only_the_users_objects(world, name, role):
     elif need and RANK[role] < RANK[need]:
         assert response.status_code == 403, (response.status_code, response.content[:300])
         assert f"needs the {need} role" in response.json()["detail"]
+    elif name in ("api:run-list", "api:scenario-list") and _personal(world, role) != world["platform"].workspace:
+        assert response.status_code == 400, (role, response.status_code, response.content[:300])
+        assert list(response.json()) == [field]
+        assert "belongs to another workspace: copy it into this one" in str(response.json()[field])
     else:
         assert response.status_code == allowed, (role, response.status_code, response.content[:300])
         obj = _created(name, response.json())
