@@ -51,3 +51,14 @@ def stop_worker(proc, log) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.25):
+    """Poll ``predicate`` until it returns something true (returned), or fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")

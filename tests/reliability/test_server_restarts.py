@@ -28,6 +28,7 @@ import psycopg
 import pytest
 from private_servers import PrivatePostgres, PrivateRedis, free_port, servers_available
 from worker_processes import ROOT, start_worker, stop_worker
+from worker_processes import wait_for as _wait
 
 pytestmark = [pytest.mark.worker]
 
@@ -38,14 +39,6 @@ DOWN_S = 8.0
 LONG_JOBS = 100_000
 
 
-def _wait(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.25)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 class App:

@@ -16,6 +16,7 @@ import uuid
 
 import pytest
 from worker_processes import start_worker, stop_worker
+from worker_processes import wait_for as _wait
 
 from apps.benchmarks import services as bench_services
 from apps.benchmarks.models import BenchmarkRun
@@ -75,14 +76,6 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _wait(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 class _Worker:
