@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils.text import slugify
 
 from apps.accounts.workspaces import Role, require_role
 from apps.benchmarks.models import BenchmarkRun
 from apps.platforms.models import NodeType, Platform, StorageTier
+from apps.platforms.services import insert_with_free_slug
 
 __all__ = ["platform_from_host", "tier_kind_for"]
 
@@ -70,31 +71,20 @@ def platform_from_host(run: BenchmarkRun, workspace, user=None) -> Platform:
     disk = _mount_of(directory, host.get("disks", []))
     kind, kind_reason = tier_kind_for(disk.get("fstype", "") if disk else "")
     with transaction.atomic():
-        for attempt in range(1, 1000):
-            slug, name = _names(hostname, attempt)
-            if Platform.objects.filter(slug=slug).exists():
-                continue
-            platform = Platform(
-                slug=slug, name=name, kind=Platform.Kind.OWNED_CLUSTER, workspace=workspace,
-                description=f"Made from benchmark {run.pk} of host {hostname} ({host.get('os', '')}).",
-                location=hostname, max_nodes=1, scheduler=Platform.Scheduler.NONE,
-                queue_wait_model=Platform.QueueWaitModel.NONE, billing_unit=Platform.BillingUnit.NONE,
-                provenance={
-                    "location": measured("host name"),
-                    "max_nodes": {"kind": "assumption", "reason": "one benchmarked host; add nodes if it has peers"},
-                    "scheduler": {"kind": "assumption", "reason": "a single host runs jobs directly"},
-                    "queue_wait_model": {"kind": "assumption", "reason": "a single host without a batch queue"},
-                    "billing_unit": {"kind": "assumption", "reason": "a host of one's own: no usage billing; add "
-                                                                    "its capital cost to compare ownership"},
-                })
-            try:
-                with transaction.atomic():
-                    platform.save(force_insert=True)
-            except IntegrityError:
-                continue
-            break
-        else:
-            raise ValueError(f"no free slug for a platform from host {hostname!r}")
+        platform = Platform(
+            kind=Platform.Kind.OWNED_CLUSTER, workspace=workspace,
+            description=f"Made from benchmark {run.pk} of host {hostname} ({host.get('os', '')}).",
+            location=hostname, max_nodes=1, scheduler=Platform.Scheduler.NONE,
+            queue_wait_model=Platform.QueueWaitModel.NONE, billing_unit=Platform.BillingUnit.NONE,
+            provenance={
+                "location": measured("host name"),
+                "max_nodes": {"kind": "assumption", "reason": "one benchmarked host; add nodes if it has peers"},
+                "scheduler": {"kind": "assumption", "reason": "a single host runs jobs directly"},
+                "queue_wait_model": {"kind": "assumption", "reason": "a single host without a batch queue"},
+                "billing_unit": {"kind": "assumption", "reason": "a host of one's own: no usage billing; add "
+                                                                "its capital cost to compare ownership"},
+            })
+        insert_with_free_slug(platform, lambda attempt: _names(hostname, attempt))
         cores = host.get("usable_cores") or host.get("cores")
         node = NodeType(platform=platform, name="host", count=1, provenance={
             "count": {"kind": "assumption", "reason": "one benchmarked host"}})

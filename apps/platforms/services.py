@@ -21,7 +21,7 @@ from apps.accounts.workspaces import Role, get_or_404, require_role, visible
 from apps.core.provenance import source_errors
 from apps.platforms.models import NodeType, Platform, StorageTier
 
-__all__ = ["reference_platforms", "visible_platforms", "visible_storage_tiers", "with_origins", "get_platform", "editable_copy",
+__all__ = ["insert_with_free_slug", "reference_platforms", "visible_platforms", "visible_storage_tiers", "with_origins", "get_platform", "editable_copy",
            "copy_platform", "FactChange", "key_of", "InvalidEdit", "edit_platform", "delete_copy", "PlatformInUse",
            "require_platform_editor"]
 
@@ -99,6 +99,22 @@ def _copy_names(platform: Platform, attempt: int) -> tuple[str, str]:
     return f"{base}-copy-{attempt}", f"{name} (copy {attempt})"
 
 
+def insert_with_free_slug(platform: Platform, names, attempts: int = 1000) -> Platform:
+    """Insert the new ``platform`` under the first free ``(slug, name)`` of ``names(1)``, ``names(2)``, … — the next
+    one too when another insert takes a slug meanwhile.  Call it inside a transaction."""
+    for attempt in range(1, attempts + 1):
+        platform.slug, platform.name = names(attempt)
+        if Platform.objects.filter(slug=platform.slug).exists():
+            continue
+        try:
+            with transaction.atomic():
+                platform.save(force_insert=True)
+        except IntegrityError:
+            continue
+        return platform
+    raise ValueError(f"no free slug after {attempts} tries, the last {platform.slug!r}")
+
+
 def copy_platform(platform: Platform, workspace: Workspace, user=None) -> Platform:
     """A copy of ``platform`` — every fact, node type and storage tier with its provenance unchanged — in
     ``workspace``, where its editors may change it.  ``user`` needs the editor role there (none: the command line).
@@ -107,24 +123,9 @@ def copy_platform(platform: Platform, workspace: Workspace, user=None) -> Platfo
         require_role(user, workspace, Role.EDITOR)
     with transaction.atomic():
         platform = Platform.objects.prefetch_related("node_types", "storage_tiers").get(pk=platform.pk)
-        taken = set(Platform.objects.filter(slug__startswith=_copy_names(platform, 1)[0])
-                    .values_list("slug", flat=True))
-        attempt = 1
-        while True:
-            slug, name = _copy_names(platform, attempt)
-            attempt += 1
-            if slug in taken:
-                continue
-            duplicate = Platform(slug=slug, name=name, workspace=workspace, copied_from=platform)
-            _copy_fields(platform, duplicate, _OWN_FIELDS)
-            try:
-                with transaction.atomic():  # another copy took the slug meanwhile: try the next one
-                    duplicate.save(force_insert=True)
-            except IntegrityError:
-                if attempt > 1000:
-                    raise
-                continue
-            break
+        duplicate = Platform(workspace=workspace, copied_from=platform)
+        _copy_fields(platform, duplicate, _OWN_FIELDS)
+        insert_with_free_slug(duplicate, lambda attempt: _copy_names(platform, attempt))
         NodeType.objects.bulk_create(_child_copy(n, duplicate) for n in platform.node_types.all())
         StorageTier.objects.bulk_create(_child_copy(t, duplicate) for t in platform.storage_tiers.all())
     return duplicate
