@@ -326,10 +326,13 @@ def _minipipeline(run: BenchmarkRun, scratch: str) -> dict:
     with open(samples) as fh:
         sample_csv = fh.read()
     comparison = compare(run.platform.slug, run.host or {}, inputs, measured, lay)
-    files = [_keep_profile_file(samples, f"minipipeline-{run.pk}-samples.csv", "chiles_csv")]
+    trace = None
     if p.get("strace"):
         _progress(run.pk, 0.95, 0.0)(0, 1)
         trace = _traced_run(scratch, lay)
+    # kept only once nothing more can fail here (a failed run leaves nothing under the uploads)
+    files = [_keep_profile_file(samples, f"minipipeline-{run.pk}-samples.csv", "chiles_csv")]
+    if trace:
         files.append(_keep_profile_file(trace, f"minipipeline-{run.pk}.strace", "strace"))
     return {"measured": measured, **comparison, **inputs, "samples_csv": sample_csv, "profile_files": files,
             "traced": bool(p.get("strace"))}
