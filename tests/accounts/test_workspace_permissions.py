@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import reverse
+from url_walk import named_patterns
 
 from apps.accounts.models import Membership, Role
 from apps.accounts.workspaces import personal_workspace
@@ -121,17 +122,8 @@ NOT_OWNED = {
 NOT_YET_SCOPED_PREFIXES = ("api", "admin:", "schema", "swagger", "redoc")
 
 
-def _names(patterns, prefix=""):
-    for p in patterns:
-        if isinstance(p, URLResolver):
-            ns = f"{prefix}{p.namespace}:" if p.namespace else prefix
-            yield from _names(p.url_patterns, ns)
-        elif isinstance(p, URLPattern) and p.name:
-            yield f"{prefix}{p.name}"
-
-
 def test_every_url_of_the_project_is_classified():
-    names = set(_names(get_resolver().url_patterns))
+    names = {name for name, _ in named_patterns()}
     unclassified = {n for n in names - set(OWNED) - NOT_OWNED if not n.startswith(NOT_YET_SCOPED_PREFIXES)}
     assert not unclassified, f"classify these URLs in the permission matrix: {sorted(unclassified)}"
     assert not (set(OWNED) - names), "the matrix names URLs that no longer exist"

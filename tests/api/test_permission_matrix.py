@@ -26,9 +26,10 @@ from pathlib import Path
 
 import pytest
 from django.test import override_settings
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+from url_walk import named_patterns
 
 from apps.accounts.models import Membership, Role
 from apps.accounts.workspaces import SESSION_KEY, personal_workspace
@@ -103,19 +104,10 @@ SHARED = {
 PUBLIC = {"api:token": {"post"}, "api:schema": {"get"}, "api:docs": {"get"}, "api:redoc": {"get"}}
 
 
-def _patterns(patterns, prefix=""):
-    for p in patterns:
-        if isinstance(p, URLResolver):
-            ns = f"{prefix}{p.namespace}:" if p.namespace else prefix
-            yield from _patterns(p.url_patterns, ns)
-        elif isinstance(p, URLPattern) and p.name:
-            yield f"{prefix}{p.name}", p
-
-
 def _api_views() -> dict[str, set[str]]:
     """Every URL name of the ``api:`` namespace -> the HTTP methods its view answers (beyond HEAD and OPTIONS)."""
     out = {}
-    for name, pattern in _patterns(get_resolver().url_patterns):
+    for name, pattern in named_patterns():
         if name.startswith("api:"):
             view = pattern.callback.cls
             out[name] = {m for m in METHODS if hasattr(view, m) and m in view.http_method_names}
