@@ -26,6 +26,7 @@ from apps.profiles.analysis import analyse
 from apps.profiles.calibration import DEMAND_FACTS, derive_demands, fit_overhead, tier_facts_from_fio
 from apps.profiles.models import Calibration, Profile, ProfileImport, Status, TierMeasurement
 from apps.profiles.parsers import FORMATS, Cancelled, ParseError, parse
+from apps.profiles.uploads import stored_name
 
 __all__ = [
     "InvalidRequest", "store_upload", "create_import", "dispatch_import", "execute_import", "cancel_import",
@@ -49,15 +50,21 @@ def _media(rel: str) -> Path:
 
 
 def store_upload(source: Path | str, filename: str, *, move: bool = False) -> tuple[str, int]:
-    """Put an uploaded (or local) file under MEDIA_ROOT; returns its relative path and size."""
-    rel = f"{UPLOAD_DIR}/{uuid.uuid4().hex}/{Path(filename).name or 'profile'}"
+    """Put an uploaded (or local) file under MEDIA_ROOT, named by ``stored_name()``; returns its relative path and
+    size.  A failure leaves no folder behind."""
+    rel = f"{UPLOAD_DIR}/{uuid.uuid4().hex}/{stored_name(filename)}"
     dest = _media(rel)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    if move:
-        shutil.move(str(source), dest)
-    else:
-        shutil.copyfile(source, dest)
-    return rel, dest.stat().st_size
+    try:
+        if move:
+            shutil.move(str(source), dest)
+        else:
+            shutil.copyfile(source, dest)
+        return rel, dest.stat().st_size
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        dest.parent.rmdir()
+        raise
 
 
 def create_import(*, upload_path: str, filename: str, size_bytes: int, fmt: str = "auto", user=None,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
-from django.core.files.uploadhandler import TemporaryFileUploadHandler
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
@@ -18,7 +17,7 @@ from apps.profiles import charts, services
 from apps.profiles.analysis import BOUND_LABELS
 from apps.profiles.forms import CalibrateForm, TierForm, UploadForm
 from apps.profiles.models import Calibration, Profile, ProfileImport, TierMeasurement
-from apps.profiles.uploads import LimitedUploadHandler, max_upload_bytes
+from apps.profiles.uploads import LimitedUploadHandler, SafeTemporaryFileUploadHandler, max_upload_bytes
 
 
 def _wants_json(request) -> bool:
@@ -29,7 +28,7 @@ def _wants_json(request) -> bool:
 def profile_list(request):
     """The profile list and the upload form; uploads stream to disk through the size-limited handler."""
     if request.method == "POST":
-        request.upload_handlers = [LimitedUploadHandler(request), TemporaryFileUploadHandler(request)]
+        request.upload_handlers = [LimitedUploadHandler(request), SafeTemporaryFileUploadHandler(request)]
     return _profile_list(request)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.core.files.uploadhandler import TemporaryFileUploadHandler
 from django.template.defaultfilters import filesizeformat
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
@@ -27,7 +26,7 @@ from apps.api.base import (
 from apps.api.serializers.profiles import ImportSerializer, ProfileDetailSerializer, ProfileSerializer, UploadSerializer
 from apps.profiles import services
 from apps.profiles.models import Profile, ProfileImport
-from apps.profiles.uploads import LimitedUploadHandler, max_upload_bytes
+from apps.profiles.uploads import LimitedUploadHandler, SafeTemporaryFileUploadHandler, max_upload_bytes
 
 __all__ = ["ImportList", "ImportDetail", "ImportCancel", "ProfileList", "ProfileDetail"]
 
@@ -43,7 +42,7 @@ class ImportList(ListCreateApiView):
     def initialize_request(self, request, *args, **kwargs):
         # stream the upload to disk, refusing a file past the size limit (as the upload page does)
         if request.method == "POST":
-            request.upload_handlers = [LimitedUploadHandler(request), TemporaryFileUploadHandler(request)]
+            request.upload_handlers = [LimitedUploadHandler(request), SafeTemporaryFileUploadHandler(request)]
         return super().initialize_request(request, *args, **kwargs)
 
     def get_queryset(self):
