@@ -4,10 +4,12 @@ Every line is checked against strace's layout (optional PID, a timestamp, then a
 ``<unfinished ...>``/``<... resumed>`` pair, a signal or an exit).  Per open file description
 (so ``dup`` and ``fork`` share offsets, as in the kernel) the parser tracks the file offset
 through ``open``, ``read``/``write``, ``pread``/``pwrite``, ``lseek`` and ``close``, and
-classifies each access:
+classifies each access against the previous one of its stream (a read/write at the shared offset: the
+description's previous access, by any process; a pread/pwrite: the same process's previous access on
+that description, so forked children reading their own regions are each followed on their own):
 
-* **sequential** — it starts where the previous access on that file description ended
-  (or at offset 0 for the first one);
+* **sequential** — it starts where the previous access of its stream ended (a stream's first access:
+  at offset 0, or where the stream's next access continues it);
 * **consecutive** — it re-reads the previous block or skips forward by at most one request
   (near-sequential: counted with sequential in the four classes);
 * **random** — anything else.
@@ -62,8 +64,8 @@ _OPENS = {"open", "openat", "creat", "openat2"}
 _DUPS = {"dup", "dup2", "dup3"}
 _FORKS = {"clone", "clone3", "fork", "vfork"}
 _SEQ, _CONSEC, _RAND = 0, 1, 2
-#: values per access row: ofd index, type, offset, bytes, start s, duration s, write
-ROW_FIELDS = 7
+#: values per access row: ofd index, type, offset, bytes, start s, duration s, write, pid
+ROW_FIELDS = 8
 _NOT_FILE = ("pipe:", "socket:", "anon_inode:", "/dev/")
 
 #: what one strace line must look like, for error messages
@@ -82,14 +84,18 @@ def looks_like_strace(head: str) -> bool:
 
 
 class _OFD:
-    """An open file description: path, current offset and where its last access ended."""
+    """An open file description: path, current offset and, per access stream, where its last access was.
 
-    __slots__ = ("idx", "path", "offset", "is_file", "last_start", "last_end", "last_size", "counts")
+    Stream -1 is every access of the description in trace order (a read/write at the shared offset is
+    compared with it: whichever process makes them, they continue one another, as in the kernel); stream
+    PID is one process's accesses (its preads/pwrites are compared with it, so forked processes reading
+    their own regions are each followed on their own)."""
+
+    __slots__ = ("idx", "path", "offset", "is_file", "streams", "counts")
 
     def __init__(self, idx: int, path: str | None, is_file: bool, offset: float = 0.0):
         self.idx, self.path, self.is_file, self.offset = idx, path, is_file, offset  # offset NaN: unknown
-        self.last_start = self.last_end = math.nan
-        self.last_size = 0.0
+        self.streams: dict[int, tuple[float, float, float]] = {}  # key -> last (start, end, size)
         self.counts = [0, 0, 0, 0, 0]  # requests per class (CLASSES order) and bytes, not yet added to the file
 
 
@@ -207,7 +213,7 @@ class _Tracker:
                 if not o.is_file:
                     self.other_io_bytes += n
                 elif n > 0:
-                    self.rows.extend((o.idx, 1 if positional else 0, offset, n, t, dur, write))
+                    self.rows.extend((o.idx, 1 if positional else 0, offset, n, t, dur, write, pid))
             elif name in _OPENS:
                 fd, path = _fd_and_path(ret)
                 m = _QUOTED.search(args)
@@ -219,7 +225,7 @@ class _Tracker:
                 fd, path = _fd_and_path(args)
                 o = self.ofd(pid, fd, path)
                 if o.is_file:
-                    self.rows.extend((o.idx, 2, float(int(ret)), 0, t, 0.0, False))
+                    self.rows.extend((o.idx, 2, float(int(ret)), 0, t, 0.0, False, pid))
             elif name == "close":
                 fd, _ = _fd_and_path(args)
                 self.retire(self.table(pid).pop(fd, None))
@@ -279,18 +285,21 @@ def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] |
     last_row = np.r_[np.flatnonzero(first)[1:] - 1, m - 1]
     new_offset = cur[last_row] + inc[last_row]
     new_offset = np.where(typ[last_row] == 2, val[last_row], new_offset)
-    # classification of the accesses against the previous access of the same description
+    # classification of each access against the previous access of its stream (see _OFD)
     acc = typ != 2
+    a_rows = np.flatnonzero(acc)
     a_off, a_n, a_group = offset[acc], n[acc], group[acc]
-    a_first = np.ones(len(a_group), dtype=bool)
-    a_first[1:] = a_group[1:] != a_group[:-1]
+    a_pos = typ[acc] == 1
+    a_pid = rows[order, 7][acc]
     end = a_off + a_n
-    carry_end = np.array([o.last_end for o in ofds], dtype=float)
-    carry_start = np.array([o.last_start for o in ofds], dtype=float)
-    carry_size = np.array([o.last_size for o in ofds], dtype=float)
-    prev_end = np.where(a_first, carry_end[a_group], np.r_[np.nan, end[:-1]])
-    prev_start = np.where(a_first, carry_start[a_group], np.r_[np.nan, a_off[:-1]])
-    prev_size = np.where(a_first, carry_size[a_group], np.r_[0.0, a_n[:-1]])
+    prev_start, prev_end, prev_size, next_start, a_last_ofd = _stream_prev(
+        a_group, np.full(len(a_group), -1.0), a_off, end, a_n, ofds)
+    by_pid = np.lexsort((a_pid, a_group))  # stable: trace order inside each (description, process)
+    p_start, p_end, p_size, p_next, p_last = _stream_prev(a_group[by_pid], a_pid[by_pid], a_off[by_pid],
+                                                          end[by_pid], a_n[by_pid], ofds)
+    sel = a_pos[by_pid]  # positional accesses follow their process's stream
+    at = by_pid[sel]
+    prev_start[at], prev_end[at], prev_size[at], next_start[at] = p_start[sel], p_end[sel], p_size[sel], p_next[sel]
     unknown_prev = np.isnan(prev_end)
     unknown_off = np.isnan(a_off)
     kind = np.full(len(a_off), _RAND, dtype=np.int64)
@@ -299,30 +308,51 @@ def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] |
         consec = (~unknown_prev & ~unknown_off & ((a_off == prev_start) |
                                                    ((gap > 0) & (gap <= np.maximum(prev_size, 4096.0)))))
         kind[consec] = _CONSEC
-        kind[(unknown_prev & (unknown_off | (a_off == 0))) | (~unknown_prev & (unknown_off | (gap == 0)))] = _SEQ
+        # a stream's first access starts a sequential run at offset 0 or when the stream's next access continues it
+        opens_run = unknown_off | (a_off == 0) | (next_start == end)
+        kind[(unknown_prev & opens_run) | (~unknown_prev & (unknown_off | (gap == 0)))] = _SEQ
+    for r in a_last_ofd.tolist():
+        ofds[int(a_group[r])].streams[-1] = (float(a_off[r]), float(end[r]), float(a_n[r]))
+    for r in p_last.tolist():
+        i = by_pid[r]
+        ofds[int(a_group[i])].streams[int(a_pid[i])] = (float(a_off[i]), float(end[i]), float(a_n[i]))
     # carry the state forward
-    a_rows = np.flatnonzero(acc)
-    a_last = np.r_[np.flatnonzero(a_first)[1:] - 1, len(a_group) - 1] if len(a_group) else np.array([], dtype=int)
-    write = rows[order, 6][acc].astype(np.int64)
+    write = rows[order, 6][a_rows].astype(np.int64)
     cls = write * 2 + (kind == _RAND)
     counts = np.zeros((len(ofds), 5))
     np.add.at(counts, (a_group, cls), 1)
     np.add.at(counts, (a_group, 4), a_n)
-    acc_groups = a_group[a_last] if len(a_last) else np.array([], dtype=int)
     for j, o in enumerate(ofds):
         o.offset = float(new_offset[j])
         c = o.counts
         for k in range(5):
             c[k] += int(counts[j, k])
-    for j, r in zip(acc_groups.tolist(), a_last.tolist(), strict=True):
-        o = ofds[j]
-        o.last_start, o.last_end, o.last_size = float(a_off[r]), float(end[r]), float(a_n[r])
     # back to trace order
     pos = order[a_rows]
     back = np.argsort(pos, kind="stable")
     t = rows[pos[back], 4]
     dur = rows[pos[back], 5]
     return t, dur, a_n[back], kind[back], write[back]
+
+
+def _stream_prev(group: np.ndarray, key: np.ndarray, off: np.ndarray, end: np.ndarray, size: np.ndarray,
+                 ofds: list[_OFD]) -> tuple[np.ndarray, ...]:
+    """For accesses sorted by stream (description ``group``, stream ``key``; trace order within): the start, end
+    and size of each one's previous access in its stream (carried over from earlier chunks), the start of its
+    next one in this chunk (NaN for the last) and the index of each stream's last access."""
+    m = len(group)
+    first = np.ones(m, dtype=bool)
+    first[1:] = (group[1:] != group[:-1]) | (key[1:] != key[:-1])
+    firsts = np.flatnonzero(first)
+    carried = [ofds[g].streams.get(int(k), (math.nan, math.nan, 0.0))
+               for g, k in zip(group[firsts].tolist(), key[firsts].tolist(), strict=True)]
+    carry = np.array(carried, dtype=float).reshape(-1, 3)
+    prev_start, prev_end, prev_size = np.r_[np.nan, off[:-1]], np.r_[np.nan, end[:-1]], np.r_[0.0, size[:-1]]
+    prev_start[firsts], prev_end[firsts], prev_size[firsts] = carry[:, 0], carry[:, 1], carry[:, 2]
+    last = np.r_[firsts[1:] - 1, m - 1] if m else np.array([], dtype=np.int64)
+    next_start = np.r_[off[1:], np.nan]
+    next_start[last] = np.nan
+    return prev_start[:m], prev_end[:m], prev_size[:m], next_start[:m], last
 
 
 class _Aggregates:
@@ -531,7 +561,7 @@ def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str]
                 if not o.is_file:
                     tr.other_io_bytes += n
                 elif n > 0:
-                    extend((o.idx, positional, offset, n, t, d, write))
+                    extend((o.idx, positional, offset, n, t, d, write, pid))
                 t_last = t
                 continue
             _event_line(tr, st, m, pid, t, first + i)
@@ -557,7 +587,14 @@ def _scan_pairs(sc: Scan, h: np.ndarray, hot: np.ndarray) -> tuple[np.ndarray, n
             key = (key * _H[0]) ^ (plen.view(np.uint64) * _H[1]) ^ (w1 * _H[2]) ^ (w2 * _H[3])
     keys, key_of = np.unique(key, return_inverse=True)
     _, first_at, pair_of = np.unique(seg * len(keys) + key_of.reshape(-1), return_inverse=True, return_index=True)
-    if plen.any():  # check, byte for byte, that each line's descriptor and path are its group's
+    if plen.any():
+        # one descriptor showing two paths in a stretch was closed and reopened untraced: each change
+        # of path starts a new open file description, which the line-by-line parser follows
+        fd_key = ((pid_h << 24) | fd_h).view(np.uint64)
+        fds, fd_of = np.unique(fd_key, return_inverse=True)
+        if len(np.unique(seg * len(fds) + fd_of.reshape(-1))) != len(first_at):
+            return None
+        # check, byte for byte, that each line's descriptor and path are its group's
         rep = first_at[pair_of]
         same = (pid_h == pid_h[rep]) & (fd_h == fd_h[rep]) & (plen == plen[rep]) & (w1 == w1[rep]) & (w2 == w2[rep])
         for k in range(8, int(plen.max()) - 8, 8):
@@ -655,7 +692,7 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     positional = name[k] >= 2
     hot_rows = np.column_stack([
         idx[k], positional, np.where(positional, sc.offset[h][k], np.nan), n_bytes[k], t[h][k], sc.dur[h][k],
-        name[k] % 2,
+        name[k] % 2, pid_h[k],
     ]).astype(float)
     if not rows:
         return hot_rows
