@@ -24,6 +24,7 @@ from apps.core.jobs import dispatch as dispatch_job
 from apps.profiles import adapters
 from apps.profiles.analysis import analyse
 from apps.profiles.calibration import DEMAND_FACTS, derive_demands, fit_overhead, tier_facts_from_fio
+from apps.profiles.checks import check_analysis, check_parsed
 from apps.profiles.models import Calibration, Profile, ProfileImport, Status, TierMeasurement
 from apps.profiles.parsers import FORMATS, Cancelled, ParseError, parse
 from apps.profiles.uploads import stored_name
@@ -142,7 +143,9 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
         job.save(update_fields=["status", "started_at", "worker"])
     try:
         parsed = parse(_media(job.upload_path), job.format, filename=job.filename, progress=_progress_writer(job.pk))
+        check_parsed(parsed, _media(job.upload_path), job.filename)
         analysis = analyse(parsed)
+        check_analysis(analysis, job.filename)
         analysis["name"] = job.filename
         with transaction.atomic():
             job = ProfileImport.objects.select_for_update().get(pk=job.pk)
@@ -168,7 +171,9 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
         raise  # the database went away: the task retries once it is back
     except Exception as exc:  # a parser bug must not leave the job running forever
         log.exception("profile import %s failed", job.pk)
-        _finish(job, Status.FAILED, error=f"{job.filename}: could not be analysed ({type(exc).__name__}: {exc})")
+        # the exception's text can hold SQL or server paths: it goes to the log, the user gets the file's name
+        _finish(job, Status.FAILED, error=f"{job.filename}: could not be analysed (an internal error, logged as "
+                                          f"{type(exc).__name__}; nothing of this file was saved)")
     _discard_upload(job)
     return ProfileImport.objects.values_list("status", flat=True).get(pk=job.pk)
 
