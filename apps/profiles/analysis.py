@@ -268,7 +268,9 @@ def _strace(parsed: Parsed) -> dict[str, Any]:
 
 
 def _fio(parsed: Parsed) -> dict[str, Any]:
-    jobs = parsed.jobs
+    """Tier figures from the jobs that ran without error (each group's concurrent jobs summed by the parser);
+    a failed job is listed, never measured."""
+    jobs = parsed.jobs[~parsed.jobs["failed"]]
     seq = jobs[~jobs["random"]]
     rnd = jobs[jobs["random"]]
 
@@ -283,14 +285,16 @@ def _fio(parsed: Parsed) -> dict[str, Any]:
         "latency": (float(rnd.loc[rnd["read_iops"] > 0, "read_lat_mean_s"].mean())
                     if len(rnd) and (rnd["read_iops"] > 0).any() else None),
     }
+    # groups run one after the other (stonewall); the jobs of a group at once: the longest is in its row
     summary = {"jobs": len(jobs), "tier": tier, "duration_s": float(jobs["runtime_s"].sum()),
+               "failed_jobs": parsed.meta.get("failed_jobs") or [], "grouping": parsed.meta.get("grouping") or [],
                "peak_memory_bytes": None, "io_range_bytes_per_s": None, "cpu_pct_p90": None,
                "io_character": "storage benchmark", "fio_version": parsed.meta.get("fio_version"),
                "time": parsed.meta.get("time")}
     return {"kind": "fio", "summary": summary, "phases": [],
             "jobs": [{**{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()},
                       "iops": float(row["read_iops"] + row["write_iops"])}
-                     for row in jobs.to_dict(orient="records")]}
+                     for row in parsed.jobs.to_dict(orient="records")]}
 
 
 def _darshan(parsed: Parsed) -> dict[str, Any]:

@@ -70,6 +70,14 @@ def quantity(value, dimension: str) -> str:
 
 
 @register.filter
+def recorded(value, dimension: str) -> str:
+    """``{{ value|recorded:"bytes" }}``: as ``quantity``, but "not recorded" where a file lacks the figure."""
+    if value is None:
+        return "not recorded"
+    return format_quantity(float(value), dimension)
+
+
+@register.filter
 def hours(seconds) -> str:
     """Seconds as hours ("12.3 h"), or days for long spans ("10.4 d (250 h)")."""
     if seconds is None or seconds == "":

@@ -46,15 +46,17 @@ class Command(BaseCommand):
                                           "summary": p.summary, "phases": p.phases}, indent=2, default=float))
             return
         s = p.summary
-        self.stdout.write(f"profile {p.pk}: {p.name} ({p.format}), {s.get('duration_s', 0):.2f} s")
+        self.stdout.write(f"profile {p.pk}: {p.name} ({p.format}), {_or_not(s.get('duration_s'), '{:.2f} s')}")
         if p.kind == "strace":
             for cls, n in s["ops"].items():
                 self.stdout.write(f"  {cls:<10} {n:>10} requests {s['bytes'][cls] / 1e6:>12.1f} MB")
             self.stdout.write(f"  classification: {s['classification']} ({s['io_character']})")
         elif p.kind == "samples":
-            self.stdout.write(f"  CPU {s['cpu_seconds']:.2f} core-s (p90 {s['cpu_pct_p90']:.0f}% of a core), "
-                              f"peak RSS {(s.get('peak_memory_bytes') or 0) / 1e6:.1f} MB, "
-                              f"read {s['read_bytes'] / 1e6:.1f} MB, written {s['write_bytes'] / 1e6:.1f} MB")
+            self.stdout.write(f"  CPU {_or_not(s.get('cpu_seconds'), '{:.2f} core-s')} "
+                              f"(p90 {_or_not(s.get('cpu_pct_p90'), '{:.0f}% of a core')}), "
+                              f"peak RSS {_or_not(s.get('peak_memory_bytes'), '{:.1f} MB', 1e-6)}, "
+                              f"read {_or_not(s.get('read_bytes'), '{:.1f} MB', 1e-6)}, "
+                              f"written {_or_not(s.get('write_bytes'), '{:.1f} MB', 1e-6)}")
             self.stdout.write(f"  I/O: {s['io_character']}")
         elif p.kind == "darshan":
             m = p.analysis.get("meta") or {}
@@ -68,8 +70,13 @@ class Command(BaseCommand):
             self.stdout.write(f"  classification: {s['classification']} ({s['io_character']})")
         else:
             t = s["tier"]
-            self.stdout.write(f"  fio: read {(t['read_bw'] or 0) / 1e6:.1f} MB/s, write {(t['write_bw'] or 0) / 1e6:.1f} MB/s, "
-                              f"{t['iops'] or 0:.0f} IOPS")
+            self.stdout.write(f"  fio: read {_or_not(t['read_bw'], '{:.1f} MB/s', 1e-6)}, "
+                              f"write {_or_not(t['write_bw'], '{:.1f} MB/s', 1e-6)}, "
+                              f"{_or_not(t['iops'], '{:.0f} IOPS')}, latency {_or_not(t.get('latency'), '{:.3f} ms', 1e3)}")
+            for note in s.get("grouping") or []:
+                self.stdout.write(f"  {note}")
+            for f in s.get("failed_jobs") or []:
+                self.stdout.write(f"  job {f['job']} failed (fio error {f['error']}: {f['message']}): not used as a measurement")
         for ph in p.phases:
             self.stdout.write(f"  phase {ph['start_s']:8.1f} – {ph['end_s']:8.1f} s  {BOUND_LABELS[ph['bound']]}")
 
@@ -83,3 +90,8 @@ class Command(BaseCommand):
             raise CommandError(f"--stage {text!r}: {'no such stage' if not found.exists() else 'ambiguous'}; "
                                "use WORKLOAD/NAME, e.g. chiles-epoch1/split")
         return found.get()
+
+
+def _or_not(value, fmt: str, scale: float = 1.0) -> str:
+    """A figure in ``fmt`` (after ``scale``), or "not recorded" where the file lacks it (never a 0)."""
+    return "not recorded" if value is None else fmt.format(float(value) * scale)
