@@ -7,6 +7,7 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -60,11 +61,19 @@ def tco(request, slug):
     return render(request, "scoring/tco.html", context)
 
 
+def _require_criteria_maintainer(request):
+    """The criteria are shared by every workspace: only staff change them (docs/workspaces.md)."""
+    if not request.user.is_staff:
+        raise PermissionDenied("the scoring criteria are shared by every workspace: changing them needs a "
+                               "catalogue maintainer (staff) account")
+
+
 def criteria(request):
     form = CriterionForm(request.POST or None)
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
+        _require_criteria_maintainer(request)
         if form.is_valid():
             form.save()
             messages.info(request, "Criterion added.")
@@ -74,6 +83,7 @@ def criteria(request):
 
 @login_required
 def criterion_edit(request, pk):
+    _require_criteria_maintainer(request)
     criterion = get_object_or_404(Criterion, pk=pk)
     form = CriterionForm(request.POST or None, instance=criterion)
     if request.method == "POST" and form.is_valid():
@@ -86,6 +96,7 @@ def criterion_edit(request, pk):
 @login_required
 @require_POST
 def criterion_delete(request, pk):
+    _require_criteria_maintainer(request)
     criterion = get_object_or_404(Criterion, pk=pk)
     criterion.delete()
     messages.info(request, f"Criterion {criterion.label} removed.")
@@ -95,6 +106,7 @@ def criterion_delete(request, pk):
 @login_required
 @require_POST
 def criteria_reset(request):
+    _require_criteria_maintainer(request)
     n = services.reset_default_criteria()
     messages.info(request, f"The paper's {n} criteria restored.")
     return redirect("scoring:criteria")

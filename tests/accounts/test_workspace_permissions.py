@@ -112,10 +112,20 @@ NOT_OWNED = {
     "home", "health", "login", "logout", "workspaces", "workspace_switch", "workspace_create", "member_add",
     "member_remove", "platforms:list", "workloads:list", "workloads:detail",
     "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
-    "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:criteria",
-    "scoring:criterion", "scoring:criterion_delete", "scoring:criteria_reset", "scoring:score", "scoring:tco",
-    "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
+    "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:score",
+    "scoring:tco", "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
     "benchmarks:list",
+}
+#: URLs that change what every workspace shares (not one workspace's object): staff only, whatever the workspace
+#: role.  URL name -> (method, whether it takes a criterion's pk, POST data); a GET of a list (the criteria page)
+#: stays open to every signed-in user, its POST is the change checked here
+STAFF_ONLY = {
+    "scoring:criteria": ("post", False, {"key": "k", "label": "=1+1", "metric": "iops", "direction": "higher",
+                                         "rubric": '{"kind": "thresholds", "bands": [{"at": 1, "score": 5}]}',
+                                         "weight": "0", "position": "0"}),
+    "scoring:criterion": ("get", True, None),
+    "scoring:criterion_delete": ("post", True, {}),
+    "scoring:criteria_reset": ("post", False, {}),
 }
 #: covered elsewhere: the REST API (tests/api, the same rules through the same lookups) and the Django admin (staff
 #: only); listed so that a new URL cannot slip through unclassified
@@ -124,9 +134,33 @@ NOT_YET_SCOPED_PREFIXES = ("api", "admin:", "schema", "swagger", "redoc")
 
 def test_every_url_of_the_project_is_classified():
     names = {name for name, _ in named_patterns()}
-    unclassified = {n for n in names - set(OWNED) - NOT_OWNED if not n.startswith(NOT_YET_SCOPED_PREFIXES)}
+    classified = set(OWNED) | NOT_OWNED | set(STAFF_ONLY)
+    unclassified = {n for n in names - classified if not n.startswith(NOT_YET_SCOPED_PREFIXES)}
     assert not unclassified, f"classify these URLs in the permission matrix: {sorted(unclassified)}"
-    assert not (set(OWNED) - names), "the matrix names URLs that no longer exist"
+    assert not (set(OWNED) | set(STAFF_ONLY)) - names, "the matrix names URLs that no longer exist"
+    assert not (set(OWNED) & NOT_OWNED) and not (set(STAFF_ONLY) & (set(OWNED) | NOT_OWNED)), "classified twice"
+
+
+@pytest.mark.parametrize("name", sorted(STAFF_ONLY))
+def test_only_staff_change_what_every_workspace_shares(client, db, django_user_model, name):
+    """The attack: any signed-in user rewrote the global scoring criteria every workspace's reports use."""
+    from apps.scoring.models import Criterion
+
+    method, takes_pk, data = STAFF_ONLY[name]
+    pk = Criterion.objects.order_by("pk").values_list("pk", flat=True).first()
+    url = reverse(name, args=[pk] if takes_pk else [])
+
+    def call():
+        return client.get(url) if method == "get" else client.post(url, data or {})
+
+    before = list(Criterion.objects.order_by("pk").values())
+    response = call()
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"], "anonymous"
+    client.force_login(django_user_model.objects.create_user(username="eve", password=PASSWORD))
+    assert call().status_code == 403, "a signed-in user who is not staff"
+    assert list(Criterion.objects.order_by("pk").values()) == before
+    client.force_login(django_user_model.objects.create_superuser(username="root", password=PASSWORD))
+    assert call().status_code in (200, 302), "staff"
 
 
 def _url(name, world):

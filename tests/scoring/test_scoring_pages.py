@@ -49,26 +49,26 @@ def test_it_404s_an_unknown_workload(logged_in):
 
 
 @pytest.mark.django_db
-def test_it_adds_edits_and_removes_criteria(logged_in):
+def test_it_adds_edits_and_removes_criteria(staff_client):
     url = reverse("scoring:criteria")
     rubric = {"kind": "thresholds", "bands": [{"at": 100, "score": 5}]}
-    r = logged_in.post(url, {"key": "queue", "label": "Queue", "metric": "makespan_h", "direction": "lower",
+    r = staff_client.post(url, {"key": "queue", "label": "Queue", "metric": "makespan_h", "direction": "lower",
                              "rubric": json.dumps(rubric), "weight": "2", "position": "9", "enabled": "on"})
     assert r.status_code == 302
     c = Criterion.objects.get(key="queue")
     assert c.rubric == rubric and c.weight == 2.0
-    r = logged_in.post(reverse("scoring:criterion", args=[c.pk]), {
+    r = staff_client.post(reverse("scoring:criterion", args=[c.pk]), {
         "key": "queue", "label": "Queue", "metric": "makespan_h", "direction": "lower",
         "rubric": '{"kind": "thresholds", "bands": [{"at": 1, "score": 9}]}', "weight": "1", "position": "9"})
     assert r.status_code == 200
     assert "rubric.bands[0].score: an integer from 0 to 5" in r.content.decode()
-    logged_in.post(reverse("scoring:criterion_delete", args=[c.pk]))
+    staff_client.post(reverse("scoring:criterion_delete", args=[c.pk]))
     assert not Criterion.objects.filter(key="queue").exists()
 
 
 @pytest.mark.django_db
-def test_it_refuses_invalid_rubric_json_next_to_the_field(logged_in):
-    r = logged_in.post(reverse("scoring:criteria"), {"key": "k", "label": "K", "metric": "iops",
+def test_it_refuses_invalid_rubric_json_next_to_the_field(staff_client):
+    r = staff_client.post(reverse("scoring:criteria"), {"key": "k", "label": "K", "metric": "iops",
                                                      "direction": "higher", "rubric": "{oops", "weight": "1",
                                                      "position": "0"})
     assert r.status_code == 200
@@ -76,12 +76,36 @@ def test_it_refuses_invalid_rubric_json_next_to_the_field(logged_in):
 
 
 @pytest.mark.django_db
-def test_it_restores_the_default_criteria(logged_in):
+def test_it_restores_the_default_criteria(staff_client):
     Criterion.objects.filter(key="control").update(weight=7.0)
     Criterion.objects.filter(key="usability").delete()
-    logged_in.post(reverse("scoring:criteria_reset"))
+    staff_client.post(reverse("scoring:criteria_reset"))
     assert Criterion.objects.count() == 8
     assert Criterion.objects.get(key="control").weight == 1.0
+
+
+@pytest.fixture
+def staff_client(client, staff):
+    client.force_login(staff)
+    return client
+
+
+@pytest.mark.django_db
+def test_only_staff_change_the_shared_criteria(logged_in):
+    """The attack: a non-staff user renamed criterion 1 to a formula, set its weight to 0 and disabled it; every
+    workspace's next report carried it."""
+    first = Criterion.objects.order_by("position", "pk").first()
+    before = list(Criterion.objects.order_by("pk").values())
+    edit = {"key": first.key, "label": "=1+1", "metric": first.metric, "direction": first.direction,
+            "rubric": json.dumps(first.rubric), "weight": "0", "position": "0"}
+    assert logged_in.get(reverse("scoring:criterion", args=[first.pk])).status_code == 403
+    assert logged_in.post(reverse("scoring:criterion", args=[first.pk]), edit).status_code == 403
+    assert logged_in.post(reverse("scoring:criteria"), {**edit, "key": "new"}).status_code == 403
+    assert logged_in.post(reverse("scoring:criterion_delete", args=[first.pk])).status_code == 403
+    assert logged_in.post(reverse("scoring:criteria_reset")).status_code == 403
+    assert list(Criterion.objects.order_by("pk").values()) == before
+    page = logged_in.get(reverse("scoring:criteria"))
+    assert page.status_code == 200 and b"Add a criterion" not in page.content and b"remove</button>" not in page.content
 
 
 @pytest.mark.django_db
