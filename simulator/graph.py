@@ -4,14 +4,20 @@ Models (``simulator.model``) turn a platform and a workload into a :class:`TaskG
 fluid resources, pools of slots and tasks made of phases.  The runner
 (``simulator.runner``) executes the graph and returns a :class:`RunResult`.
 Everything here is a frozen dataclass of plain numbers and strings, so inputs and
-outputs are hashable, picklable and JSON-serialisable with :func:`dataclasses.asdict`.
+outputs are hashable, picklable and JSON-serialisable with :func:`dataclasses.asdict`;
+the one exception is :attr:`RunResult.tasks`, a :class:`TaskRecords` sequence that
+keeps one column per field (about 40 bytes a task instead of a ~200-byte object) and
+makes each :class:`TaskRecord` when it is read.
 
 Units: amounts in bytes or operations, rates in units per second, times in seconds.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 __all__ = [
     "ResourceSpec",
@@ -21,6 +27,7 @@ __all__ = [
     "PoolSpec",
     "TaskGraph",
     "TaskRecord",
+    "TaskRecords",
     "PoolRecord",
     "RunResult",
     "NODE",
@@ -143,6 +150,70 @@ class TaskRecord:
     bound_by: str  # resource name, "cpu", "overhead" or "" for barriers
 
 
+class TaskRecords(Sequence[TaskRecord]):
+    """The :class:`TaskRecord` of every task, stored as columns (read-only).
+
+    Behaves like a tuple of records (indexing, slicing, iteration, ``len``, equality
+    with a tuple or list of records); a record is made only when it is read.  The
+    columns ``ready_s``, ``start_s`` and ``end_s`` (``array('d')``), ``node`` and
+    ``bound_by`` (lists of str) are public for consumers that need one field of
+    every task without building the records.
+    """
+
+    __slots__ = ("_tasks", "node", "ready_s", "start_s", "end_s", "bound_by")
+
+    def __init__(self, tasks: Sequence[Task], node: list[str], ready_s: array, start_s: array, end_s: array,
+                 bound_by: list[str]) -> None:
+        n = len(tasks)
+        if not len(node) == len(ready_s) == len(start_s) == len(end_s) == len(bound_by) == n:
+            raise ValueError("every column needs one value per task")
+        self._tasks = tasks
+        self.node = node
+        self.ready_s = ready_s
+        self.start_s = start_s
+        self.end_s = end_s
+        self.bound_by = bound_by
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def _record(self, i: int) -> TaskRecord:
+        t = self._tasks[i]
+        return TaskRecord(i, t.stage, t.pool, self.node[i], self.ready_s[i], self.start_s[i], self.end_s[i],
+                          self.bound_by[i])
+
+    @overload
+    def __getitem__(self, i: int) -> TaskRecord: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[TaskRecord, ...]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(map(self._record, range(len(self._tasks))[i]))
+        n = len(self._tasks)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("task record index out of range")
+        return self._record(i)
+
+    def __iter__(self) -> Iterator[TaskRecord]:
+        tasks = self._tasks
+        return map(TaskRecord, range(len(tasks)), [t.stage for t in tasks], [t.pool for t in tasks], self.node,
+                   self.ready_s, self.start_s, self.end_s, self.bound_by)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TaskRecords | tuple | list):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # like a list: equal to tuples, so not hashable
+
+    def __repr__(self) -> str:
+        return f"TaskRecords({len(self)} tasks)"
+
+
 @dataclass(frozen=True, slots=True)
 class PoolRecord:
     """When a pool was requested, available and released; ``node_seconds`` is what billing uses.
@@ -164,7 +235,7 @@ class RunResult:
     """The outcome of one run of a :class:`TaskGraph`."""
 
     makespan_s: float
-    tasks: tuple[TaskRecord, ...]
+    tasks: Sequence[TaskRecord]  # a TaskRecords from the runner
     pools: tuple[PoolRecord, ...]
     #: resource name -> ((time_s, rate_in_use), ...) step function, per resource instance
     utilisation: dict[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)

@@ -28,6 +28,7 @@ scheduling order) and pure Python.  Semantics, in short:
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from collections.abc import Callable
 from heapq import heappop, heappush
@@ -35,7 +36,7 @@ from math import inf
 
 from .core import DISPATCH, URGENT, Environment, SimulationError
 from .fluid import FluidSystem, GeneralGroup, decimate
-from .graph import NODE, PoolRecord, PoolSpec, ResourceSpec, RunResult, TaskGraph, TaskRecord
+from .graph import NODE, PoolRecord, PoolSpec, ResourceSpec, RunResult, TaskGraph, TaskRecords
 
 __all__ = ["run", "SimulationError"]
 
@@ -133,19 +134,23 @@ def run(
 
     env = Environment()
     schedule = env.schedule
-    ready_s = [0.0] * n
-    start_s = [0.0] * n
-    end_s = [0.0] * n
+    # per-task state in flat columns (8 bytes a value): the result keeps them as they are
+    zeros = bytes(8 * n)
+    ready_s = array("d", zeros)
+    start_s = array("d", zeros)
+    end_s = array("d", zeros)
+    del zeros
     node_of: list = [""] * n
     bound: list = [""] * n
 
     # ------------------------------------------------------------------ graph
     ndeps = [0] * n
-    succ: list = [None] * n
+    succ: list = [None] * n  # successors of a task: None, one task id, or a list of ids
     is_barrier = [False] * n
     pool_of: list = [None] * n  # pool name, then pool object
     pool_count: dict[str, int] = {name: 0 for name in pool_specs}
     distinct_phases: dict[int, tuple] = {}
+    shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
     for i, t in enumerate(tasks):
         if t.id != i:
             raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {t.id}")
@@ -160,7 +165,11 @@ def run(
             pool_count[p] += 1
             pool_of[i] = p
             ph = t.phases
-            distinct_phases[id(ph)] = ph
+            k = id(ph)
+            if k in distinct_phases:
+                shared_phases.add(k)
+            else:
+                distinct_phases[k] = ph
         deps = t.deps
         if deps:
             ndeps[i] = len(deps)
@@ -169,7 +178,9 @@ def run(
                     raise ValueError(f"task {i}: bad dependency {d}")
                 sd = succ[d]
                 if sd is None:
-                    succ[d] = [i]
+                    succ[d] = i
+                elif sd.__class__ is int:
+                    succ[d] = [sd, i]
                 else:
                     sd.append(i)
 
@@ -255,7 +266,9 @@ def run(
                     what = tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources)
                     grps.append((2, what, amount, w, cap))
             out.append((float(p.overhead_s), cpu, tuple(grps)))
-        c = compiled_cache[key] = tuple(out)
+        c = tuple(out)
+        if key[0] in shared_phases:  # a task's own phases are compiled once, when it starts, and not kept
+            compiled_cache[key] = c
         last[0], last[1], last[2] = phases, cores, c
         return c
 
@@ -388,6 +401,8 @@ def run(
             progress(done, n)
         if sj is None:
             return
+        if sj.__class__ is int:
+            sj = (sj,)
         stack = None
         for s in sj:
             k = ndeps[s] - 1
@@ -415,6 +430,8 @@ def run(
         sj = succ[i]
         if sj is None:
             return
+        if sj.__class__ is int:
+            sj = (sj,)
         for s in sj:
             k = ndeps[s] - 1
             ndeps[s] = k
@@ -660,19 +677,7 @@ def run(
         progress(n, n)
 
     makespan = max(end_s) if n else 0.0
-    records = tuple(
-        map(
-            TaskRecord,
-            range(n),
-            [t.stage for t in tasks],
-            [t.pool for t in tasks],
-            node_of,
-            ready_s,
-            start_s,
-            end_s,
-            bound,
-        )
-    )
+    records = TaskRecords(tasks, node_of, ready_s, start_s, end_s, bound)
     util: dict = {}
     moved: dict = {}
     for name, res in instances.items():

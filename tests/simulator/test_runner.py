@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pickle
 import random
+import tracemalloc
 
 import pytest
 
+from bench.scale import build_graph
 from simulator.core import SimulationError
-from simulator.graph import Flow, Phase, PoolSpec, ResourceSpec, Task, TaskGraph
+from simulator.graph import Flow, Phase, PoolSpec, ResourceSpec, Task, TaskGraph, TaskRecord
 from simulator.runner import run
 
 
@@ -188,3 +191,29 @@ def test_it_is_deterministic_bit_for_bit():
     assert repr(a) == repr(b)
     assert a.makespan_s > 0
     assert all(t.end_s >= t.start_s >= t.ready_s for t in a.tasks)
+
+
+def test_it_returns_task_records_that_behave_like_a_tuple_of_records():
+    tasks = tuple(cpu_task(i, 1.0 + i) for i in range(3))
+    r = run(TaskGraph((), (PoolSpec("p", 1),), tasks))
+    expected = (TaskRecord(0, "work", "p", "p-0", 0.0, 0.0, 1.0, "cpu"),
+                TaskRecord(1, "work", "p", "p-0", 0.0, 1.0, 3.0, "cpu"),
+                TaskRecord(2, "work", "p", "p-0", 0.0, 3.0, 6.0, "cpu"))
+    assert len(r.tasks) == 3 and r.tasks == expected and tuple(r.tasks) == expected
+    assert (r.tasks[-1], r.tasks[1:]) == (expected[2], expected[1:])
+    assert list(r.tasks.end_s) == [1.0, 3.0, 6.0]
+    assert pickle.loads(pickle.dumps(r)).tasks == expected
+    with pytest.raises(IndexError):
+        r.tasks[3]
+
+
+def test_it_keeps_under_200_bytes_per_task_while_running():
+    # the benchmark scenario at k = 50 (10,184 tasks); the graph itself is built before measuring
+    graph = build_graph(50, 256)
+    tracemalloc.start()
+    try:
+        run(graph, record_utilisation=False)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak / len(graph.tasks) < 200
