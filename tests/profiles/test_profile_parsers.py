@@ -29,7 +29,8 @@ def test_it_reads_the_strace_timing_of_the_sequential_reader(samples):
     p = parse(samples / "seq_read.strace")
     # first line 02:31:08.588807, last line 02:31:16.413357 (see the file)
     assert p.meta["duration_s"] == pytest.approx(16.413357 - 8.588807, abs=1e-6)
-    assert p.meta["options"] == {"follow_forks": True, "absolute_time": False, "durations": True}
+    assert p.meta["options"] == {"follow_forks": True, "absolute_time": False, "durations": True,
+                                 "terminal_layout": False}
     # 10 passes over a 1 GiB file in 1 MiB reads
     # path, bytes, then requests per class (sequential/random read, sequential/random write)
     assert p.meta["top_files"][0] == ["var/profiles-work/data.bin", 10 * 1024**3, 10 * 1024, 0, 0, 0]

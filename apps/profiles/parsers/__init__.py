@@ -13,7 +13,7 @@ from .base import Cancelled, Parsed, ParseError, Progress
 from .darshan import looks_like_darshan, parse_darshan
 from .fio import parse_fio
 from .samples import CHILES_HEADER, SKYPLAN_COLUMNS, SKYPLAN_MARKER, parse_chiles_csv, parse_pidstat, parse_skyplan_csv
-from .strace import looks_like_strace, parse_strace
+from .strace import RELATIVE, looks_like_strace, looks_relative, parse_strace
 
 __all__ = ["FORMATS", "FORMAT_LABELS", "detect_format", "parse", "ParseError", "Cancelled", "Parsed"]
 
@@ -30,7 +30,7 @@ FORMAT_LABELS = {
     "skyplan_csv": "Skyplan per-second CSV",
     "chiles_csv": "CHILES tracer CSV",
     "pidstat": "pidstat -h -u -r -d text",
-    "strace": "strace -f -tt -T / -ttt -T -y text",
+    "strace": "strace -f -tt -T / -ttt -T -y text (-o FILE or the terminal's layout)",
     "fio": "fio JSON",
     "darshan": "Darshan 3.x log (read with PyDarshan)",
 }
@@ -66,6 +66,8 @@ def detect_format(path: str | Path, filename: str | None = None) -> str:
         return "pidstat"
     if looks_like_strace(head):
         return "strace"
+    if looks_relative(head):
+        raise ParseError(filename, 1, RELATIVE)
     raise ParseError(filename, 1, "one of: " + "; ".join(FORMAT_LABELS[f] for f in FORMATS)
                      + f" (see docs/profiles.md); the first line is {first[:80]!r}")
 

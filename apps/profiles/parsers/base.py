@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["ParseError", "Cancelled", "Parsed", "Progress", "read_chunks", "read_byte_chunks", "line_at", "CHUNK_BYTES"]
+__all__ = ["ParseError", "Cancelled", "Parsed", "Progress", "read_chunks", "read_byte_chunks", "line_at", "CHUNK_BYTES",
+           "last_line"]
 
 #: bytes read per chunk: big enough for vectorised work, small enough to keep memory bounded
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -59,16 +60,18 @@ def read_chunks(path: str | Path, progress: Progress = None, chunk_bytes: int = 
         line_no += body.count(b"\n")
 
 
-def read_byte_chunks(path: str | Path, progress: Progress = None,
-                     chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[int, bytes]]:
-    """Yield ``(byte_offset, data)`` for whole lines of ``path``; :func:`line_at` names a line on error."""
+def read_byte_chunks(path: str | Path, progress: Progress = None, chunk_bytes: int = CHUNK_BYTES,
+                     limit: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(byte_offset, data)`` for whole lines of ``path`` (its first ``limit`` bytes when given);
+    :func:`line_at` names a line on error."""
     total = Path(path).stat().st_size
+    size = total if limit is None else min(limit, total)
     done = 0
     offset = 0
     tail = b""
     with open(path, "rb") as f:
         while True:
-            block = f.read(chunk_bytes)
+            block = f.read(min(chunk_bytes, size - done))
             if not block:
                 break
             done += len(block)
@@ -100,3 +103,19 @@ def line_at(path: str | Path, byte_offset: int) -> int:
             line += block.count(b"\n")
             left -= len(block)
     return line
+
+
+def last_line(path: str | Path) -> tuple[int, bytes, bool]:
+    """The last non-empty line of ``path``: its byte offset, its bytes (without the newline) and whether the
+    file ends with a newline after it (a writer killed mid-line leaves none)."""
+    size = Path(path).stat().st_size
+    with open(path, "rb") as f:
+        back = min(size, 64 * 1024)
+        while True:
+            f.seek(size - back)
+            block = f.read(back)
+            body = block.rstrip(b"\r\n")
+            cut = body.rfind(b"\n")
+            if cut >= 0 or back == size:
+                return size - back + cut + 1, body[cut + 1:], block.endswith(b"\n")
+            back = min(size, back * 4)

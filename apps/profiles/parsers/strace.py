@@ -30,11 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import Parsed, ParseError, Progress, read_byte_chunks
+from .base import Parsed, ParseError, Progress, last_line, read_byte_chunks
 from .stracescan import HOT_NAMES, Scan, scan
 from .stracescan import PAD as SCAN_PAD
 
-__all__ = ["parse_strace", "CLASSES", "SIZE_BINS", "IAT_BINS", "looks_like_strace"]
+__all__ = ["parse_strace", "CLASSES", "SIZE_BINS", "IAT_BINS", "looks_like_strace", "looks_relative", "RELATIVE"]
 
 #: the four I/O classes of the paper (§6): sequential/random × read/write
 CLASSES = ("seq_read", "rand_read", "seq_write", "rand_write")
@@ -52,6 +52,7 @@ _LINE = re.compile(
     r"|(--- .* ---|\+\+\+ .* \+\+\+)"  # signal or exit
     r")$"
 )
+_START = re.compile(_PREFIX + r"(?:\w+\(|<\.\.\. )")
 _STAMP = re.compile(r"\d+:\d\d:\d\d\.\d+|\d+\.\d+").fullmatch
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _FD_PATH = re.compile(r"^(-?\d+)(?:<(.*)>)?")
@@ -71,6 +72,41 @@ _NOT_FILE = ("pipe:", "socket:", "anon_inode:", "/dev/")
 #: what one strace line must look like, for error messages
 EXPECTED = ("a strace line: [PID] TIME syscall(args) = result [<seconds>], "
             "'<unfinished ...>', '<... syscall resumed>', '--- SIGNAL ---' or '+++ exited +++'")
+
+
+#: a strace -r line: seconds since the previous line (space-padded), no clock
+_RELATIVE = re.compile(r"^(?:\[pid +\d+\] |\d+ +)? *\d{1,7}\.\d{6} (?:\w+\(|<\.\.\. |--- |\+\+\+ )")
+#: the earliest -ttt stamp taken as a clock (1973): smaller ones are -r offsets
+MIN_EPOCH_S = 1e8
+RELATIVE = ("absolute time stamps (strace -tt or -ttt); these are relative ones (strace -r: seconds since the "
+            "previous line), which cannot place the calls in time: record with strace -f -ttt -T -y -o FILE")
+
+
+def looks_relative(head: str) -> bool:
+    """Whether the first lines of a file are ``strace -r`` output (relative time stamps)."""
+    lines = [ln for ln in head.splitlines()[:20] if ln.strip()][:-1] or head.splitlines()[:1]
+    return bool(lines) and sum(1 for ln in lines if _RELATIVE.match(ln)) >= max(1, int(0.8 * len(lines)))
+
+
+def _cut_last_line(path: str | Path, filename: str) -> tuple[int | None, str | None]:
+    """Where to stop reading so that a last line strace did not finish is left out (its byte offset), and
+    that line; ``(None, None)`` when the last line is whole.  A line is unfinished when it is not a strace
+    line but starts as one (or the file ends without a newline), or when the file ends without a newline
+    and the line lacks the ``<seconds>`` the line before it has (strace -T)."""
+    offset, tail, ends_nl = last_line(path)
+    text = tail.decode("latin-1").rstrip("\r")
+    if not text.strip() or offset == 0:
+        return None, None
+    if not _LINE.match(text):
+        # whole lines that are not strace's are damage, refused as anywhere else; a cut one starts as strace's
+        return (offset, text) if not ends_nl or _START.match(text) else (None, None)
+    if not ends_nl and not text.endswith((">", "---", "+++")):
+        with open(path, "rb") as f:
+            f.seek(max(0, offset - 2))
+            before = f.read(2).rstrip(b"\r\n")
+        if before.endswith(b">"):
+            return offset, text
+    return None, None
 
 
 def looks_like_strace(head: str) -> bool:
@@ -431,7 +467,11 @@ class _State:
         self.lines = 0
         self.base_key: str | None = None  # "HH:MM:" of the previous -tt stamp and its seconds
         self.base = 0.0
-        self.flags = {"pids": False, "absolute_time": None, "durations": False}
+        self.flags = {"pids": False, "absolute_time": None, "durations": False, "terminal": False}
+        #: terminal layout ("[pid N] " only while several processes are traced): the first process's PID, once
+        #: a prefixed line shows it, and the PIDs strace reported attaching ("strace: Process N attached")
+        self.main: int | None = None
+        self.attached: set[int] = set()
 
 
 def _event_line(tr: _Tracker, st: _State, m: re.Match, pid: int, t: float, line_no: int) -> None:
@@ -456,6 +496,45 @@ def _event_line(tr: _Tracker, st: _State, m: re.Match, pid: int, t: float, line_
         tr.signals += 1
     elif "exited" in event or "killed" in event:
         tr.exits += 1
+
+
+def _first_process_is(tr: _Tracker, st: _State, pid: int) -> None:
+    """Terminal layout: the lines without a PID before the first fork were the first process, now seen as ``pid``."""
+    st.main = pid
+    st.flags["terminal"] = st.flags["pids"] = True
+    if 0 in tr.tables:
+        tr.tables[pid] = tr.tables.pop(0)
+        tr.pids.discard(0)
+        for o in tr.live.values():
+            if 0 in o.streams:
+                o.streams[pid] = o.streams.pop(0)
+    tr.pids.add(pid)
+
+
+#: what strace prints about tracees among the trace when it writes to the terminal; it may cut a line in two
+_ATTACHED_MID = re.compile(rb"(?<=[^\n])strace: Process (\d+) (?:attached|detached)\n([^\n]*\n)")
+_ATTACHED_LINE = re.compile(rb"(?m)^strace: Process (\d+) (?:attached|detached)(?= *$)")
+
+
+def _terminal_notes(chunks, st: _State):
+    """Chunks with strace's "Process N attached/detached" notes taken out (a note cutting a line is joined
+    back and leaves an empty line, so line numbers stay those of the file); the PIDs go to ``st.attached``."""
+    carry = b""
+    for offset, data in chunks:
+        if carry:
+            data, carry = carry + data, b""
+        if b"strace: " in data:
+            st.attached.update(int(p) for p in re.findall(rb"strace: Process (\d+) attached", data))
+            data = _ATTACHED_MID.sub(rb"\2\n", data)
+            data = _ATTACHED_LINE.sub(b"", data)
+            last = data.rfind(b"\n", 0, len(data) - 1) + 1
+            if data[last:].find(b"strace: Process ") > 0:
+                carry, data = data[last:], data[:last]  # the rest of the cut line is in the next chunk
+                if not data:
+                    continue
+        yield offset, data
+    if carry:
+        yield -1, carry
 
 
 def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str], first: int,
@@ -504,10 +583,17 @@ def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str]
                 if m is None:
                     if not line:
                         continue
+                    if t0 is None and _RELATIVE.match(line):
+                        raise ParseError(filename, first + i, RELATIVE)
                     raise ParseError(filename, first + i, f"{EXPECTED}; got {line[:80]!r}")
                 pid_s = m.group(1) or m.group(2)
                 stamp = m.group(3)
-                pid = int(pid_s) if pid_s else 0
+                if m.group(1) is not None:  # terminal layout: "[pid N] "
+                    pid = int(pid_s)
+                    if st.main is None and pid not in pids and pid not in st.attached:
+                        _first_process_is(tr, st, pid)
+                else:
+                    pid = int(pid_s) if pid_s else (st.main or 0)
             lines += 1
             if t_given is not None:
                 t = t_given
@@ -529,6 +615,8 @@ def _chunk_by_lines(tr: _Tracker, st: _State, hot_calls: dict, lines_: list[str]
                 except (ValueError, IndexError):
                     raise ParseError(filename, first + i, f"a time stamp HH:MM:SS.micro or seconds.micro, got {stamp!r}") from None
                 if t0 is None:
+                    if ":" not in stamp and clock < MIN_EPOCH_S:
+                        raise ParseError(filename, first + i, RELATIVE)
                     t0 = tr.t0 = clock
                     flags["absolute_time"] = absolute = ":" not in stamp
                 elif (stamp[2] != ":") is not absolute:
@@ -628,6 +716,8 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         st.prev_clock, st.day = float(clock[-1]), float(days[-1])
         clock = clock + days
     if st.t0 is None:
+        if sc.absolute and clock[0] < MIN_EPOCH_S:
+            raise ParseError(tr.filename, first, RELATIVE)
         st.t0 = tr.t0 = float(clock[0])
         st.flags["absolute_time"] = sc.absolute
     elif st.flags["absolute_time"] is not sc.absolute:
@@ -711,7 +801,9 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
     calls = tr.calls
     hot_calls = dict.fromkeys(_RW, 0)
     first = 1
-    for _, data in read_byte_chunks(path, progress):
+    warnings: list[str] = []
+    limit, cut_line = _cut_last_line(path, filename)
+    for _, data in _terminal_notes(read_byte_chunks(path, progress, limit=limit), st):
         sc = scan(data)
         rows = None
         if sc is not None and 2 * int(np.count_nonzero(sc.hot)) >= sc.n:
@@ -723,6 +815,9 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         tr.new_chunk()
         tr.end_chunk()
         first += data.count(b"\n")
+    if cut_line is not None:
+        warnings.append(f"line {first}, the last, is cut short (strace stopped while writing it?) and was left out: "
+                        f"{cut_line[:80]!r}")
     lines, t_last = st.lines, st.t_last
     if not abs(t_last) <= MAX_SPAN_S:
         raise _span_error(filename, t_last)
@@ -750,7 +845,8 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         "other_io_bytes": tr.other_io_bytes,
         "top_files": [[p, row[4], *row[:4]] for p, row in sorted(tr.paths.items(), key=lambda kv: -kv[1][4])[:10]],
         "options": {"follow_forks": flags["pids"], "absolute_time": bool(flags["absolute_time"]),
-                    "durations": flags["durations"]},
+                    "durations": flags["durations"], "terminal_layout": flags["terminal"]},
+        "warnings": warnings,
     }
     aggregates = {
         "classes": list(CLASSES),

@@ -47,6 +47,8 @@ class Command(BaseCommand):
             return
         s = p.summary
         self.stdout.write(f"profile {p.pk}: {p.name} ({p.format}), {_or_not(s.get('duration_s'), '{:.2f} s')}")
+        for warning in (p.analysis.get("meta") or {}).get("warnings") or []:
+            self.stdout.write(f"  warning: {warning}")
         if p.kind == "strace":
             for cls, n in s["ops"].items():
                 self.stdout.write(f"  {cls:<10} {n:>10} requests {s['bytes'][cls] / 1e6:>12.1f} MB")
