@@ -48,6 +48,13 @@ SIZE_EDGES_BYTES = (100, 1024, 10 * 1024, 100 * 1024, 1024**2, 4 * 1024**2, 10 *
 #: files kept in the per-file table (by bytes moved)
 TOP_FILES = 20
 READER_TIMEOUT_S = 300
+#: bounded inflation of the regions: a log's counters inflate to kilobytes or a few megabytes (the sample logs:
+#: about 3.5 times their compressed size, under 50 kB); these bounds leave room for logs of very many files and refuse
+#: a decompression bomb (1,184 bytes of bzip2 that inflated to 2 GB in one call before)
+MAX_INFLATED_BYTES = 256 * 1024 * 1024
+MAX_INFLATE_RATIO = 200
+RATIO_FLOOR_BYTES = 4 * 1024 * 1024
+INFLATE_CHUNK_BYTES = 1024 * 1024
 _READER = Path(__file__).with_name("darshan_reader.py")
 
 
@@ -65,14 +72,56 @@ def looks_like_darshan(head: bytes) -> bool:
     return _byte_order(head) is not None
 
 
-def _inflate(data: bytes, comp: str) -> int:
-    """Inflate one region completely (one or more concatenated streams); returns its size, raises ValueError."""
+class _InflateBudget:
+    """What a log's regions may inflate to, all together: at most ``MAX_INFLATED_BYTES``, and past
+    ``RATIO_FLOOR_BYTES`` at most ``MAX_INFLATE_RATIO`` times the compressed bytes read (a decompression bomb —
+    a kilobyte of bzip2 that inflates to gigabytes — is refused after at most one output chunk past the cap)."""
+
+    def __init__(self):
+        self.read_bytes = 0
+        self.inflated_bytes = 0
+
+    def add(self, read_bytes: int, inflated_bytes: int) -> None:
+        self.read_bytes += read_bytes
+        self.inflated_bytes += inflated_bytes
+        if self.inflated_bytes > MAX_INFLATED_BYTES:
+            raise ValueError(f"it inflates past {MAX_INFLATED_BYTES // 2**20} MiB, more than any Darshan log's "
+                             "counters (a decompression bomb?)")
+        if self.inflated_bytes > RATIO_FLOOR_BYTES and self.inflated_bytes > MAX_INFLATE_RATIO * self.read_bytes:
+            raise ValueError(f"it inflates more than {MAX_INFLATE_RATIO} times ({self.inflated_bytes} bytes from "
+                             f"{self.read_bytes}; a decompression bomb?)")
+
+
+def _inflate(data: bytes, comp: str, budget: _InflateBudget | None = None) -> int:
+    """Inflate one region completely (one or more concatenated streams), ``INFLATE_CHUNK_BYTES`` of output at a
+    time within ``budget``; returns its size, raises ValueError (damaged data or past the budget)."""
+    budget = budget or _InflateBudget()
     if comp == "none":
         return len(data)
     size = 0
     while data:
-        d = zlib.decompressobj() if comp == "zlib" else bz2.BZ2Decompressor()
-        size += len(d.decompress(data))
+        if comp == "zlib":
+            d = zlib.decompressobj()
+            pending = data
+            while True:
+                out = d.decompress(pending, INFLATE_CHUNK_BYTES)
+                consumed = len(pending) - len(d.unconsumed_tail) - (len(d.unused_data) if d.eof else 0)
+                budget.add(consumed, len(out))
+                size += len(out)
+                pending = d.unconsumed_tail
+                if d.eof or (not pending and not out):
+                    break
+        else:
+            d = bz2.BZ2Decompressor()
+            # the decompressor keeps the input it has not used yet: charge all of it, refund what follows the stream
+            out = d.decompress(data, INFLATE_CHUNK_BYTES)
+            budget.add(len(data), len(out))
+            size += len(out)
+            while not d.eof and not d.needs_input:
+                out = d.decompress(b"", INFLATE_CHUNK_BYTES)
+                budget.add(0, len(out))
+                size += len(out)
+            budget.add(-len(d.unused_data), 0)
         if not d.eof:
             raise ValueError("the compressed data ends early")
         data = d.unused_data
@@ -109,13 +158,14 @@ def _check_layout(path: Path, filename: str) -> dict:
             raise ParseError(filename, None, "a Darshan log with a name map after its header; the header's name map "
                                              f"is at byte {name_off}, {maps[0][1]} bytes long (damaged header)")
         regions.insert(0, ("job record", _HEADER_BYTES, name_off - _HEADER_BYTES))
+        budget = _InflateBudget()
         for what, off, length in regions:
             if off + length > size:
                 raise ParseError(filename, None, f"the {what} at bytes {off}–{off + length} of the Darshan log; the "
                                                  f"file ends at byte {size} (truncated)")
             f.seek(off)
             try:
-                _inflate(f.read(length), comp)
+                _inflate(f.read(length), comp, budget)
             except (ValueError, OSError, zlib.error, EOFError) as exc:
                 raise ParseError(filename, None, f"the {what} at bytes {off}–{off + length} of the Darshan log as "
                                                  f"{comp} data: {exc} (damaged log)") from None

@@ -10,7 +10,11 @@ darshan are imported here.
 from __future__ import annotations
 
 import json
+import resource
 import sys
+
+#: the reader's address-space cap (it needs about 75 MB resident, ~0.6 GB of address space with numpy and pandas)
+MAX_ADDRESS_SPACE_BYTES = 1024**3
 
 #: the modules read, and the counters kept of each (summed per file)
 MODULES = {
@@ -78,5 +82,12 @@ def read(path: str) -> dict:
     return out
 
 
+def limit_memory(max_bytes: int) -> None:
+    """Cap this process's address space: the C reader inflates the log's regions itself, so a region that passed
+    the parent's bounded check but inflates past this fails here (MemoryError) instead of taking the host's memory."""
+    resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
+
+
 if __name__ == "__main__":
+    limit_memory(int(sys.argv[2]) if len(sys.argv) > 2 else MAX_ADDRESS_SPACE_BYTES)
     json.dump(read(sys.argv[1]), sys.stdout, default=str)
