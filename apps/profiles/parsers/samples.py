@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import math
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,10 @@ SKYPLAN_COLUMNS = ("timestamp", "cpu_user_pct", "cpu_system_pct", "rss_bytes", "
 SKYPLAN_REQUIRED = ("timestamp", "cpu_user_pct", "cpu_system_pct", "rss_bytes", "read_bytes", "write_bytes")
 SKYPLAN_MARKER = "# skyplan-profile v1"
 CHILES_HEADER = ("Time stamp", "Total CPU %", "Kernel CPU %", "VM", "RSS", "IOPS", "Bytes/S", "IO WAIT")
+#: the longest header line read (a Skyplan header of every column is about 130 characters)
+MAX_HEADER_CHARS = 64 * 1024
+#: the most columns of a pidstat header (``pidstat -h -u -r -d -w -v`` prints about 25)
+MAX_PIDSTAT_COLUMNS = 100
 #: most sample rows kept in memory; beyond this neighbouring rows are merged
 MAX_ROWS = 200_000
 
@@ -250,8 +255,11 @@ def _header_lines(path, filename, want: int) -> tuple[list[str], int]:
     """The first ``want`` non-blank lines and how many physical lines they took."""
     out, used = [], 0
     with open(path, encoding="latin-1") as f:
-        for line in f:
+        for line in iter(lambda: f.readline(MAX_HEADER_CHARS + 1), ""):
             used += 1
+            if len(line.rstrip("\r\n")) > MAX_HEADER_CHARS:
+                raise ParseError(filename, used, f"a header line of at most {MAX_HEADER_CHARS} characters; this "
+                                                 f"one is longer")
             if line.strip():
                 out.append(line.rstrip("\r\n"))
                 if len(out) == want:
@@ -290,9 +298,13 @@ def parse_skyplan_csv(path: str | Path, filename: str | None = None, progress: P
     header_line = head[1] if marker else head[0]
     names = [c.strip() for c in header_line.split(",")]
     line_no = used if marker else used - (1 if len(head) > 1 else 0)
+    if len(names) > len(SKYPLAN_COLUMNS):
+        raise ParseError(filename, line_no, f"a header naming at most the {len(SKYPLAN_COLUMNS)} Skyplan columns "
+                                            f"({', '.join(SKYPLAN_COLUMNS)}), each once; it names {len(names)}")
+    counts = Counter(names)  # linear: a header of many columns cannot make this quadratic
     unknown = [c for c in names if c not in SKYPLAN_COLUMNS]
-    missing = [c for c in SKYPLAN_REQUIRED if c not in names]
-    repeated = sorted({c for c in names if names.count(c) > 1})
+    missing = [c for c in SKYPLAN_REQUIRED if c not in counts]
+    repeated = sorted(c for c, n in counts.items() if n > 1)
     if unknown or missing or repeated:
         problems = []
         if repeated:
@@ -445,6 +457,9 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
                 continue
             if line.startswith("#"):
                 header = line[1:].split()
+                if len(header) > MAX_PIDSTAT_COLUMNS:
+                    raise ParseError(filename, first + i, f"a pidstat header of at most {MAX_PIDSTAT_COLUMNS} "
+                                                          f"columns, got {len(header)}")
                 if not header or header[0] != "Time" or "PID" not in header:
                     raise ParseError(filename, first + i, f"a pidstat header '# Time UID PID ...', got {line[:80]!r}")
                 seen_header = True
@@ -469,6 +484,9 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
                     header = ["Time"] + tokens[1:]
                     continue
                 raise ParseError(filename, first + i, f"a time HH:MM:SS or Unix seconds first, got {tokens[0]!r}")
+            if len(header) > MAX_PIDSTAT_COLUMNS:
+                raise ParseError(filename, first + i, f"a pidstat header of at most {MAX_PIDSTAT_COLUMNS} "
+                                                      f"columns, got {len(header)}")
             if len(tokens) < len(header):
                 raise ParseError(filename, first + i, f"{len(header)} columns ({' '.join(header)}), got {len(tokens)}")
             values = dict(zip(header, tokens, strict=False))
