@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import secrets
 from pathlib import Path
 
 import dj_database_url
@@ -27,14 +28,20 @@ DEBUG = env_bool("DJANGO_DEBUG", False)
 # but needs no secret.
 _TESTING = bool(env_str("PYTEST_VERSION"))
 SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+# Only the web server signs anything (sessions, CSRF tokens, messages): it refuses to start without the secret
+# (apps/wsgi.py).  Workers sign nothing, so a worker host is given no secret (README: Several hosts) and gets a random
+# key of its own, useless to anyone who reads it off that host.
+SKYPLAN_SECRET_KEY_MISSING = not SECRET_KEY and not (DEBUG or _TESTING)
+SECRET_KEY_MISSING_MESSAGE = (
+    "DJANGO_SECRET_KEY is not set. In production set it to a long random string on the web server, e.g. "
+    "DJANGO_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))') (workers need none); "
+    "for local development set DJANGO_DEBUG=1 instead (`make run` does)."
+)
 if not SECRET_KEY:
-    if not (DEBUG or _TESTING):
-        raise ImproperlyConfigured(
-            "DJANGO_SECRET_KEY is not set. In production set it to a long random string, e.g. "
-            "DJANGO_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))'); "
-            "for local development set DJANGO_DEBUG=1 instead (`make run` does)."
-        )
-    SECRET_KEY = "dev-only-insecure-key-set-DJANGO_SECRET_KEY-in-production"
+    if DEBUG or _TESTING:
+        SECRET_KEY = "dev-only-insecure-key-set-DJANGO_SECRET_KEY-in-production"
+    else:
+        SECRET_KEY = secrets.token_urlsafe(50)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 
@@ -162,7 +169,7 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 SKYPLAN_STATIC_COLLECTED = env_bool("SKYPLAN_STATIC_COLLECTED", False)
 WHITENOISE_USE_FINDERS = not SKYPLAN_STATIC_COLLECTED
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {"BACKEND": "apps.core.storage.LocalFiles"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage" if SKYPLAN_STATIC_COLLECTED
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -198,6 +205,37 @@ CONTENT_SECURITY_POLICY = {
 }
 
 MEDIA_ROOT = Path(env_str("SKYPLAN_MEDIA_ROOT", str(VAR_DIR / "media")))
+# Files (profile uploads, reports, a benchmark's profile files) all go through Django's storage API
+# (apps.core.storage).  SKYPLAN_STORAGE=local (the default) keeps them under MEDIA_ROOT: one host, or several sharing
+# that directory.  SKYPLAN_STORAGE=s3 keeps them in an S3-compatible bucket (Ceph RGW, MinIO, AWS S3) that every host
+# reaches: SKYPLAN_S3_BUCKET, SKYPLAN_S3_ENDPOINT_URL (empty for AWS), SKYPLAN_S3_REGION, and the credentials in
+# AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or any other source boto3 reads).  Uploads and downloads go in parts of
+# SKYPLAN_S3_PART_MB, at most SKYPLAN_S3_CONCURRENCY at once, so memory stays flat whatever the file size.
+SKYPLAN_STORAGE = env_str("SKYPLAN_STORAGE", "local").strip().lower()
+if SKYPLAN_STORAGE == "s3":
+    _bucket = env_str("SKYPLAN_S3_BUCKET")
+    if not _bucket:
+        raise ImproperlyConfigured("SKYPLAN_STORAGE=s3 needs SKYPLAN_S3_BUCKET (the bucket every host reaches)")
+    from boto3.s3.transfer import TransferConfig
+
+    STORAGES["default"] = {"BACKEND": "apps.core.storage.ObjectStore", "OPTIONS": {
+        "bucket_name": _bucket,
+        "endpoint_url": env_str("SKYPLAN_S3_ENDPOINT_URL") or None,
+        "region_name": env_str("SKYPLAN_S3_REGION") or None,
+        "addressing_style": env_str("SKYPLAN_S3_ADDRESSING_STYLE", "path"),
+        "signature_version": "s3v4",
+        "verify": env_bool("SKYPLAN_S3_VERIFY_TLS", True),
+        "default_acl": None,
+        "querystring_auth": True,
+        "file_overwrite": False,
+        "transfer_config": TransferConfig(
+            multipart_threshold=env_int("SKYPLAN_S3_PART_MB", 16) * 1024**2,
+            multipart_chunksize=env_int("SKYPLAN_S3_PART_MB", 16) * 1024**2,
+            max_concurrency=env_int("SKYPLAN_S3_CONCURRENCY", 4),
+        ),
+    }}
+elif SKYPLAN_STORAGE != "local":
+    raise ImproperlyConfigured(f"SKYPLAN_STORAGE={SKYPLAN_STORAGE!r}: use local (MEDIA_ROOT on this host) or s3")
 SKYPLAN_PROFILE_MAX_BYTES = env_int("SKYPLAN_PROFILE_MAX_BYTES", 2 * 1024**3)  # profile upload limit per file
 
 # Celery: JSON only, time limits, late acks (see apps/celery.py).

@@ -9,13 +9,14 @@ instead, with a 401 JSON body.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 
 from django.contrib.auth.decorators import login_not_required
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
-from rest_framework import generics, serializers, views
+from rest_framework import generics, renderers, serializers, views
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
@@ -26,7 +27,7 @@ from apps.api.authentication import AUTHENTICATION_CLASSES
 
 __all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "api_workspace",
            "editable_workspace", "service_error", "not_ready", "ERRORS", "NOT_FOUND", "BAD_REQUEST", "UNSUPPORTED",
-           "NOT_READY", "WORKSPACE_HEADER", "WORKSPACE_PARAMETER", "NO_WORKSPACE", "BAD_WORKSPACE"]
+           "NOT_READY", "WORKSPACE_HEADER", "WORKSPACE_PARAMETER", "NO_WORKSPACE", "BAD_WORKSPACE", "AnyMediaRenderer"]
 
 #: the request header that chooses the workspace an API request acts in (creates in), by the workspace's id
 WORKSPACE_HEADER = "X-Skyplan-Workspace"
@@ -155,3 +156,15 @@ NOT_READY = {409: OpenApiResponse(
 def not_ready(status: str) -> Response:
     """The 409 answer to a request for what a job has not produced yet."""
     return Response({"detail": f"not finished yet (status: {status}); poll the status", "status": status}, status=409)
+
+
+class AnyMediaRenderer(renderers.BaseRenderer):
+    """Lets a download be asked for with any Accept header; errors are still JSON."""
+
+    media_type = "*/*"
+    format = "file"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if renderer_context and renderer_context.get("response") is not None:
+            renderer_context["response"]["Content-Type"] = "application/json"
+        return json.dumps(data).encode() if data is not None else b""

@@ -38,6 +38,7 @@ v1 = [
     path("runs/<uuid:run_id>/cancel/", scenarios.RunCancel.as_view(), name="run-cancel"),
     path("profiles/", profiles.ProfileList.as_view(), name="profile-list"),
     path("profiles/<int:profile_id>/", profiles.ProfileDetail.as_view(), name="profile-detail"),
+    path("profiles/<int:profile_id>/file/", profiles.ProfileFile.as_view(), name="profile-file"),
     path("profiles/imports/", profiles.ImportList.as_view(), name="profile-import-list"),
     path("profiles/imports/<uuid:job_id>/", profiles.ImportDetail.as_view(), name="profile-import-detail"),
     path("profiles/imports/<uuid:job_id>/cancel/", profiles.ImportCancel.as_view(), name="profile-import-cancel"),

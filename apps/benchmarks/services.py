@@ -217,7 +217,8 @@ def execute(run_id: str, worker: str = "", task_id: str | None = None) -> str:
 
 
 def _keep_profile_file(path: str, filename: str, fmt: str) -> dict:
-    """Move a profile the benchmark wrote (sampler CSV, strace trace) out of the scratch folder into the uploads."""
+    """Move a profile the benchmark wrote (sampler CSV, strace trace) out of the scratch folder into the store every
+    host reaches (the web host serves it from there)."""
     from apps.profiles.services import store_upload
 
     rel, size = store_upload(path, filename, move=True)
@@ -225,10 +226,10 @@ def _keep_profile_file(path: str, filename: str, fmt: str) -> dict:
 
 
 def _discard_profile_files(result: dict) -> None:
-    from apps.profiles.services import _media
+    from apps.profiles.services import discard_upload
 
     for upload in result.get("profile_files", []):
-        shutil.rmtree(_media(upload["path"]).parent, ignore_errors=True)
+        discard_upload(upload["path"])
 
 
 def _create_profile_imports(run: BenchmarkRun) -> list:

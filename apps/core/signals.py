@@ -1,4 +1,5 @@
-"""The Celery side of the core workflows.  A worker announces itself when it starts (host facts and the queues it
+"""The Celery side of the core workflows.  A worker first checks it can use the file store (or refuses to start),
+then announces itself when it starts (host facts and the queues it
 consumes), then, in two threads of its main process, writes a heartbeat every ``SKYPLAN_HEARTBEAT_INTERVAL_S``
 seconds and runs the stuck-job sweeps (:func:`apps.core.services.sweep_stuck_jobs`) every
 ``SKYPLAN_SWEEP_INTERVAL_S`` seconds, so a lost worker's or a lost task's job is dealt with even when nobody is
@@ -9,9 +10,25 @@ from __future__ import annotations
 import logging
 import threading
 
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 
 log = logging.getLogger(__name__)
+
+
+@worker_init.connect
+def check_storage(sender=None, **kwargs):
+    """Refuse to start a worker that cannot write, read back and delete a sentinel object in the store: every job
+    that keeps a file would otherwise "succeed" with a file no other host can reach."""
+    from apps.core.storage import StoreUnusable, check_store, describe_store
+
+    node = getattr(sender, "hostname", "") or ""
+    try:
+        check_store(node.replace("@", "-at-"))
+    except StoreUnusable as exc:
+        log.critical("storage check failed: %s", exc)
+        raise SystemExit(f"skyplan worker {node}: refusing to start: {exc}. Set SKYPLAN_STORAGE and its settings "
+                         "alike on the web server and every worker (README: Several hosts).") from None
+    log.info("storage check passed: %s", describe_store())
 
 
 @worker_ready.connect

@@ -8,19 +8,18 @@ one transaction, so a failed or cancelled import leaves nothing behind but its e
 from __future__ import annotations
 
 import logging
-import shutil
 import socket
 import time
 import uuid
 from datetime import date
 from pathlib import Path
 
-from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.core.jobs import TrackedJobs, superseded
 from apps.core.jobs import dispatch as dispatch_job
+from apps.core.storage import NotInStorage, StoreError, delete_file, local_copy, save_file
 from apps.profiles import adapters
 from apps.profiles.analysis import analyse
 from apps.profiles.calibration import DEMAND_FACTS, derive_demands, fit_overhead, tier_facts_from_fio
@@ -30,7 +29,7 @@ from apps.profiles.parsers import FORMATS, Cancelled, ParseError, parse
 from apps.profiles.uploads import stored_name
 
 __all__ = [
-    "InvalidRequest", "store_upload", "create_import", "dispatch_import", "execute_import", "cancel_import",
+    "InvalidRequest", "store_upload", "discard_upload", "UPLOAD_NOT_FOUND", "PROFILE_FILE_NOT_IN_STORAGE", "create_import", "dispatch_import", "execute_import", "cancel_import",
     "import_file", "calibrate", "apply_calibration", "measure_tier", "apply_tier_measurement",
     "PROGRESS_INTERVAL_S", "ImportJobs", "IMPORT_JOBS",
 ]
@@ -46,26 +45,18 @@ class InvalidRequest(ValueError):
     """The request cannot be carried out; the message says why."""
 
 
-def _media(rel: str) -> Path:
-    return Path(settings.MEDIA_ROOT) / rel
+#: what an import whose stored upload has gone says (no host's path: the store is shared by every host)
+UPLOAD_NOT_FOUND = "upload not found in storage"
+#: a profile whose kept file has gone from the store
+PROFILE_FILE_NOT_IN_STORAGE = ("the profile's file is not in storage: it was removed, or the web server and the "
+                               "worker that imported it use different stores (README: Several hosts)")
 
 
-def store_upload(source: Path | str, filename: str, *, move: bool = False) -> tuple[str, int]:
-    """Put an uploaded (or local) file under MEDIA_ROOT, named by ``stored_name()``; returns its relative path and
-    size.  A failure leaves no folder behind."""
-    rel = f"{UPLOAD_DIR}/{uuid.uuid4().hex}/{stored_name(filename)}"
-    dest = _media(rel)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        if move:
-            shutil.move(str(source), dest)
-        else:
-            shutil.copyfile(source, dest)
-        return rel, dest.stat().st_size
-    except BaseException:
-        dest.unlink(missing_ok=True)
-        dest.parent.rmdir()
-        raise
+def store_upload(source, filename: str, *, move: bool = False) -> tuple[str, int]:
+    """Put an uploaded file (as Django streamed it) or a local file (a path; ``move`` removes it once stored) in the
+    store every host reaches, named by ``stored_name()``; returns its storage name and size."""
+    name = f"{UPLOAD_DIR}/{uuid.uuid4().hex}/{stored_name(filename)}"
+    return save_file(name, source, move=move)
 
 
 def create_import(*, upload_path: str, filename: str, size_bytes: int, fmt: str = "auto", user=None,
@@ -118,13 +109,16 @@ def _finish(job: ProfileImport, status: str, **fields) -> None:
     ProfileImport.objects.filter(pk=job.pk).update(status=status, finished_at=timezone.now(), **fields)
 
 
-def _discard_upload(job: ProfileImport) -> None:
-    path = _media(job.upload_path)
+def discard_upload(name: str) -> None:
+    """Remove a stored upload (best effort: a store that is briefly unreachable leaves it, and it is logged)."""
     try:
-        path.unlink(missing_ok=True)
-        path.parent.rmdir()
-    except OSError:
-        pass
+        delete_file(name)
+    except Exception:  # noqa: BLE001 - the job's own outcome stands; the file is named in the log
+        log.warning("could not remove the stored upload %s", name, exc_info=True)
+
+
+def _discard_upload(job: ProfileImport) -> None:
+    discard_upload(job.upload_path)
 
 
 def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
@@ -142,8 +136,9 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
         job.status, job.started_at, job.worker = Status.RUNNING, timezone.now(), worker or socket.gethostname()
         job.save(update_fields=["status", "started_at", "worker"])
     try:
-        parsed = parse(_media(job.upload_path), job.format, filename=job.filename, progress=_progress_writer(job.pk))
-        check_parsed(parsed, _media(job.upload_path), job.filename)
+        with local_copy(job.upload_path) as path:
+            parsed = parse(path, job.format, filename=job.filename, progress=_progress_writer(job.pk))
+            check_parsed(parsed, path, job.filename)
         analysis = analyse(parsed)
         check_analysis(analysis, job.filename)
         analysis["name"] = job.filename
@@ -165,6 +160,13 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
         return Status.SUCCEEDED
     except ParseError as exc:
         _finish(job, Status.FAILED, error=str(exc), error_line=exc.line)
+    except NotInStorage:
+        _finish(job, Status.FAILED, error=f"{job.filename}: {UPLOAD_NOT_FOUND}")
+    except StoreError as exc:  # the store failed, not the file: say so
+        log.warning("profile import %s: %s", job.pk, exc)
+        _finish(job, Status.FAILED, error=f"{job.filename}: the upload could not be read from storage ({exc}); "
+                                          "nothing is known to be wrong with the file: upload it again once the "
+                                          "store is reachable")
     except Cancelled:
         _finish(job, Status.CANCELLED)
     except (OperationalError, InterfaceError):

@@ -7,6 +7,7 @@ app_name = "profiles"
 urlpatterns = [
     path("", views.profile_list, name="list"),
     path("<int:profile_id>/", views.profile_detail, name="detail"),
+    path("<int:profile_id>/file/", views.profile_file, name="file"),
     path("<int:profile_id>/calibrate/", views.profile_calibrate, name="calibrate"),
     path("<int:profile_id>/measure-tier/", views.profile_measure_tier, name="measure_tier"),
     path("imports/<uuid:job_id>/", views.import_detail, name="import"),

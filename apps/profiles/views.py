@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, editable_workspace, get_or_404, require_catalogue_maintainer, visible
+from apps.core.storage import NotInStorage, download_response
 from apps.platforms.services import require_platform_editor, visible_platforms
 from apps.profiles import charts, services
 from apps.profiles.analysis import BOUND_LABELS
@@ -26,7 +27,8 @@ def _wants_json(request) -> bool:
 
 @csrf_exempt
 def profile_list(request):
-    """The profile list and the upload form; uploads stream to disk through the size-limited handler."""
+    """The profile list and the upload form; uploads stream to a temporary file through the size-limited handler,
+    then to the store in parts."""
     if request.method == "POST":
         request.upload_handlers = [LimitedUploadHandler(request), SafeTemporaryFileUploadHandler(request)]
     return _profile_list(request)
@@ -64,7 +66,7 @@ def _profile_list(request):
 
 
 def _start_import(request, uploaded, data, workspace) -> ProfileImport:
-    rel, size = services.store_upload(uploaded.temporary_file_path(), uploaded.name, move=True)
+    rel, size = services.store_upload(uploaded, uploaded.name)
     job = services.create_import(upload_path=rel, filename=uploaded.name, size_bytes=size, fmt=data["format"],
                                  user=request.user, platform=data.get("platform"), stage=data.get("stage"),
                                  workspace=workspace)
@@ -120,6 +122,17 @@ def profile_detail(request, profile_id):
         .select_related("tier__platform"),
     }
     return render(request, "profiles/detail.html", context)
+
+
+def profile_file(request, profile_id):
+    """The profile's file as it was uploaded (or kept by a benchmark), streamed from the store."""
+    profile = _profile(request, profile_id)
+    if not profile.file:
+        raise Http404("this profile keeps no file")
+    try:
+        return download_response(profile.file, profile.name)
+    except NotInStorage:
+        raise Http404(services.PROFILE_FILE_NOT_IN_STORAGE) from None
 
 
 @require_POST

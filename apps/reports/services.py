@@ -17,10 +17,17 @@ from apps.reports.document import ReportNotReady, build_document
 from apps.reports.models import FORMATS, Report
 from apps.reports.render import RenderError, render
 
-__all__ = ["InvalidReport", "request_report", "generate_report", "cancel_report", "export_report", "report_status",
+__all__ = ["InvalidReport", "REPORT_NOT_IN_STORAGE", "request_report", "generate_report", "cancel_report", "export_report", "report_status",
            "ReportJobs", "REPORT_JOBS"]
 
 Status = Report.Status
+
+
+#: a succeeded report whose file is not in the store the web server reads: removed since, or the web server and the
+#: worker that wrote it are set up with different stores (asking again cannot help until that is fixed)
+REPORT_NOT_IN_STORAGE = ("the report's file is not in storage: it was removed since it was made, or the web server "
+                         "and the worker that made it use different stores (README: Several hosts), which an "
+                         "administrator must fix before a new report can be downloaded")
 
 
 class InvalidReport(ValueError):

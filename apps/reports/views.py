@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import FileResponse, Http404, JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, get_or_404
+from apps.core.storage import NotInStorage, download_response
 from apps.reports.models import Report
-from apps.reports.services import InvalidReport, cancel_report, report_status, request_report
+from apps.reports.services import REPORT_NOT_IN_STORAGE, InvalidReport, cancel_report, report_status, request_report
 from apps.scenarios.models import Scenario
 
 
@@ -53,7 +54,6 @@ def report_download(request, report_id):
     if report.status != Report.Status.SUCCEEDED or not report.file:
         raise Http404("this report has no file (it is not finished, failed or was cancelled)")
     try:
-        handle = report.file.open("rb")
-    except FileNotFoundError:
-        raise Http404("the report's file is missing on the server; request the report again") from None
-    return FileResponse(handle, as_attachment=True, filename=report.download_name(), content_type=report.content_type)
+        return download_response(report.file.name, report.download_name(), report.content_type)
+    except NotInStorage:
+        raise Http404(REPORT_NOT_IN_STORAGE) from None

@@ -51,7 +51,7 @@ def test_it_fails_the_deployment_checks_when_debug_is_on():
     assert "security.W018" in done.stderr  # DEBUG on in deployment
 
 
-def test_the_web_server_and_workers_refuse_to_start_without_a_secret_key():
+def test_the_web_server_refuses_to_start_without_a_secret_key():
     env = production_env()
     del env["DJANGO_SECRET_KEY"]
     done = subprocess.run([sys.executable, "-c", "import apps.wsgi"], cwd=ROOT, env=env, capture_output=True,
@@ -59,6 +59,19 @@ def test_the_web_server_and_workers_refuse_to_start_without_a_secret_key():
     assert done.returncode != 0
     assert "DJANGO_SECRET_KEY is not set" in done.stderr
     assert "DJANGO_DEBUG=1" in done.stderr  # and says how to run locally
+
+
+def test_a_worker_needs_no_secret_key_and_gets_a_random_one_of_its_own():
+    env = production_env()
+    del env["DJANGO_SECRET_KEY"]
+    code = ("from apps.celery import app; from django.conf import settings; import django; django.setup(); "
+            "import hashlib; print(settings.DEBUG, len(settings.SECRET_KEY), settings.SECRET_KEY.startswith('dev-only'), "
+            "hashlib.sha256(settings.SECRET_KEY.encode()).hexdigest()[:16])")
+    first, second = (subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                                    timeout=120) for _ in range(2))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split()[:3] == ["False", "67", "False"]
+    assert first.stdout.split()[3] != second.stdout.split()[3]  # a key of its own in each process
 
 
 def test_manage_py_without_a_secret_is_a_development_machine_with_debug_on():

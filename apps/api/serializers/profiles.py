@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -51,11 +52,19 @@ class ProfileSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:profile-detail", lookup_url_kwarg="profile_id")
     kind = serializers.CharField(help_text=", ".join(Profile.Kind.values))
     platform = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    file_url = serializers.SerializerMethodField(help_text="download of the profile's file (null: none kept)")
 
     class Meta:
         model = Profile
         fields = ["id", "url", "workspace", "name", "format", "kind", "size_bytes", "host", "duration_s", "platform", "stage",
-                  "created_at"]
+                  "file_url", "created_at"]
+
+    def get_file_url(self, profile) -> str | None:
+        if not profile.file:
+            return None
+        url = reverse("api:profile-file", args=[profile.pk])
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
 
 
 class ProfileDetailSerializer(ProfileSerializer):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.template.defaultfilters import filesizeformat
-from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import status
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import renderers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -17,6 +18,7 @@ from apps.api.base import (
     NOT_FOUND,
     UNSUPPORTED,
     WORKSPACE_PARAMETER,
+    AnyMediaRenderer,
     ApiView,
     ListApiView,
     ListCreateApiView,
@@ -24,11 +26,12 @@ from apps.api.base import (
     service_error,
 )
 from apps.api.serializers.profiles import ImportSerializer, ProfileDetailSerializer, ProfileSerializer, UploadSerializer
+from apps.core.storage import NotInStorage, download_response
 from apps.profiles import services
 from apps.profiles.models import Profile, ProfileImport
 from apps.profiles.uploads import LimitedUploadHandler, SafeTemporaryFileUploadHandler, max_upload_bytes
 
-__all__ = ["ImportList", "ImportDetail", "ImportCancel", "ProfileList", "ProfileDetail"]
+__all__ = ["ImportList", "ImportDetail", "ImportCancel", "ProfileList", "ProfileDetail", "ProfileFile"]
 
 
 @extend_schema_view(get=extend_schema(responses={200: ImportSerializer(many=True), **ERRORS}))
@@ -62,12 +65,13 @@ class ImportList(ListCreateApiView):
         f = d["file"]
         if not hasattr(f, "temporary_file_path"):
             raise ValidationError({"file": ["send the file as multipart/form-data"]})
-        rel, size = services.store_upload(f.temporary_file_path(), f.name, move=True)
+        rel, size = services.store_upload(f, f.name)
         try:
             job = services.create_import(upload_path=rel, filename=f.name[:255], size_bytes=size, fmt=d["format"],
                                          user=request.user, platform=d.get("platform"), stage=d.get("stage"),
                                          workspace=workspace)
         except services.InvalidRequest as exc:
+            services.discard_upload(rel)
             raise service_error(exc, {"format": "format"}) from None
         services.dispatch_import(job)
         return Response(self.get_serializer(job).data, status=status.HTTP_202_ACCEPTED)
@@ -109,3 +113,22 @@ class ProfileDetail(ApiView):
     def get(self, request, profile_id):
         profile = get_or_404(Profile.objects.select_related("platform"), request.user, pk=profile_id)
         return Response(ProfileDetailSerializer(profile, context={"request": request}).data)
+
+
+class ProfileFile(ApiView):
+    """The profile's file as uploaded (or kept by a benchmark), streamed from the store as an attachment."""
+
+    renderer_classes = [renderers.JSONRenderer, AnyMediaRenderer]
+
+    @extend_schema(responses={
+        (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY, description="the profile's file"),
+        **NOT_FOUND, **ERRORS,
+    })
+    def get(self, request, profile_id):
+        profile = get_or_404(Profile.objects.all(), request.user, pk=profile_id)
+        if not profile.file:
+            return Response({"detail": "this profile keeps no file"}, status=status.HTTP_404_NOT_FOUND)
+        try:
+            return download_response(profile.file, profile.name)
+        except NotInStorage:
+            return Response({"detail": services.PROFILE_FILE_NOT_IN_STORAGE}, status=status.HTTP_404_NOT_FOUND)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
-from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import renderers, status
@@ -17,12 +14,14 @@ from apps.api.base import (
     NOT_FOUND,
     NOT_READY,
     UNSUPPORTED,
+    AnyMediaRenderer,
     ApiView,
     ListCreateApiView,
     not_ready,
     service_error,
 )
 from apps.api.serializers.reports import ReportRequestSerializer, ReportSerializer
+from apps.core.storage import NotInStorage, download_response
 from apps.reports import services
 from apps.reports.models import Report
 from apps.scenarios.models import Scenario
@@ -74,18 +73,6 @@ class ReportCancel(ApiView):
         return Response(ReportSerializer(_report(request, report_id), context={"request": request}).data)
 
 
-class AnyMediaRenderer(renderers.BaseRenderer):
-    """Lets a download be asked for with any Accept header; errors are still JSON."""
-
-    media_type = "*/*"
-    format = "file"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        if renderer_context and renderer_context.get("response") is not None:
-            renderer_context["response"]["Content-Type"] = "application/json"
-        return json.dumps(data).encode() if data is not None else b""
-
-
 class ReportDownload(ApiView):
     """The report's file, as an attachment (its Content-Type says the format)."""
 
@@ -100,9 +87,6 @@ class ReportDownload(ApiView):
         if report.status != Report.Status.SUCCEEDED or not report.file:
             return not_ready(report.status)
         try:
-            handle = report.file.open("rb")
-        except FileNotFoundError:
-            return Response({"detail": "the report's file is missing on the server; request the report again"},
-                            status=status.HTTP_404_NOT_FOUND)
-        return FileResponse(handle, as_attachment=True, filename=report.download_name(),
-                            content_type=report.content_type)
+            return download_response(report.file.name, report.download_name(), report.content_type)
+        except NotInStorage:
+            return Response({"detail": services.REPORT_NOT_IN_STORAGE}, status=status.HTTP_404_NOT_FOUND)
