@@ -202,8 +202,7 @@ def delete_file(name: str) -> None:
     if not name:
         return
     default_storage.delete(name)
-    own = getattr(default_storage, "local_path", None)
-    if own is not None:
+    if isinstance(default_storage, FileSystemStorage):
         with contextlib.suppress(OSError):
             Path(default_storage.path(name)).parent.rmdir()
 
