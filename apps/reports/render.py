@@ -45,7 +45,8 @@ def render_json(doc: dict) -> bytes:
 
 def _csv_bytes(table: Table) -> bytes:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    # every text cell quoted: a spreadsheet splitting on another list separator (";") keeps it one cell
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_NONNUMERIC)
     writer.writerow([safe_cell(c) for c in table.columns])
     for row in table.rows:
         writer.writerow(["" if v is None else safe_cell(v) for v in row])

@@ -7,6 +7,7 @@ that a spreadsheet would run as a formula are escaped on the way out by :func:`s
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,9 @@ __all__ = ["Table", "report_tables", "safe_cell", "FORMULA_PREFIXES"]
 
 #: a text cell starting with one of these is a formula (or DDE) to Excel, LibreOffice and Google Sheets
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+#: a list separator (a spreadsheet may split a cell on ``,`` ``;`` tab or ``|``, whatever the file's own delimiter)
+#: followed by a formula prefix: the start of a formula once the cell is split
+_SPLIT_FORMULA = re.compile("([,;|\t\r\n])(?=[" + re.escape("".join(FORMULA_PREFIXES)) + "])")
 
 
 @dataclass(frozen=True)
@@ -25,12 +29,20 @@ class Table:
 
 
 def safe_cell(value: Any) -> Any:
-    """``value`` safe for a spreadsheet: text that would start a formula gets a leading apostrophe (OWASP's
-    advice against CSV/formula injection); numbers, booleans and empty cells pass unchanged, lists and
-    objects become JSON text."""
+    """``value`` safe for a spreadsheet, the one guard of every CSV and XLSX cell: text that would start a formula
+    gets a leading apostrophe (OWASP's advice against CSV/formula injection), and so does text holding a list
+    separator followed by a formula prefix, with an apostrophe after each such separator too — a spreadsheet
+    reading the file with ``;`` as its list separator splits ``Magnus;=1+1`` into a cell ``=1+1`` otherwise.
+    Numbers, booleans and empty cells pass unchanged, lists and objects become JSON text.  (The CSV writer also
+    quotes every text cell.)"""
     if isinstance(value, (list, dict, tuple)):
         value = json.dumps(value, ensure_ascii=False)
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+    if not isinstance(value, str):
+        return value
+    split = _SPLIT_FORMULA.search(value) is not None
+    if split:
+        value = _SPLIT_FORMULA.sub(r"\1'", value)
+    if split or value.startswith(FORMULA_PREFIXES):
         return "'" + value
     return value
 

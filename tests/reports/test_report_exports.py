@@ -7,6 +7,7 @@ import copy
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import zipfile
@@ -146,3 +147,46 @@ def _coloured_pixels(ppm: bytes) -> int:
     pixels = rest[: width * height * 3]
     return sum(1 for i in range(0, len(pixels), 3)
                if max(pixels[i:i + 3]) - min(pixels[i:i + 3]) > 60)
+
+
+SPLIT_PAYLOAD = "Magnus;=1+1;=cmd|' /C calc'!A0"
+
+
+def _rename(value, old: str, new: str):
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, dict):
+        return {k: _rename(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rename(v, old, new) for v in value]
+    return value
+
+
+def test_a_name_that_becomes_a_formula_once_split_on_semicolons_is_quoted_and_neutralised(doc):
+    """The attack: a platform named ``Magnus;=1+1;=cmd|' /C calc'!A0`` was written unquoted into ranking.csv,
+    timeline.csv and inputs.csv; Excel with ``;`` as its list separator splits it into formula cells."""
+    name = next(r["name"] for r in doc["ranking"] if r["platform"] == "magnus")
+    doc = _rename(doc, name, SPLIT_PAYLOAD)
+    archive = zipfile.ZipFile(io.BytesIO(render_csv(doc)))
+    seen = set()
+    for member in archive.namelist():
+        if not member.endswith(".csv"):
+            continue
+        text = archive.read(member).decode("utf-8-sig")
+        if "Magnus;" in text:
+            seen.add(member)
+        for delimiter in (",", ";", "\t", "|"):  # as a spreadsheet with each list separator reads the file
+            for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+                for cell in row:
+                    assert not cell.startswith(("=", "+", "@")) and not (cell.startswith("-") and not _is_number(cell)), \
+                        (member, delimiter, cell)
+        for line in text.splitlines():  # and as a reader that ignores quotes altogether
+            for piece in re.split(r"[,;\t|]", line):
+                assert not piece.strip('"').startswith(("=", "+", "@")), (member, piece)
+    assert {"ranking.csv", "timeline.csv", "inputs.csv"} <= seen
+    ranking = list(csv.DictReader(io.StringIO(archive.read("ranking.csv").decode("utf-8-sig"))))
+    assert "'Magnus;'=1+1;'=cmd|' /C calc'!A0" in [r["name"] for r in ranking]
+    assert '"\'Magnus;\'=1+1;' in archive.read("ranking.csv").decode("utf-8-sig")
+    book = load_workbook(io.BytesIO(render_xlsx(doc)))
+    names = [c.value for c in book["ranking"]["C"]]
+    assert "'Magnus;'=1+1;'=cmd|' /C calc'!A0" in names
