@@ -66,7 +66,12 @@ class SimulationRun(models.Model):
 
 
 class Replication(models.Model):
-    """One replication of a run (one seed); its result is the simulator's JSON output."""
+    """One replication of a run (one seed).
+
+    Its outcome is kept as columns (makespan, cost, queue wait: what summaries, percentiles and distributions
+    read) and ``result``, the simulator's JSON output: the summary of every replication (stages, costs, notes) and,
+    for the replications pages show (P10/P50/P90 of the makespan, ``detailed``), every task and the utilisation
+    over time as well."""
 
     run = models.ForeignKey(SimulationRun, on_delete=models.CASCADE, related_name="replication_set")
     index = models.PositiveIntegerField()
@@ -75,6 +80,10 @@ class Replication(models.Model):
     progress = models.FloatField(default=0.0)
     task_id = models.CharField(max_length=64, blank=True)
     result = models.JSONField(null=True, blank=True)
+    makespan_s = models.FloatField(null=True, blank=True, help_text="submission to the last task, queue wait included")
+    cost_aud = models.FloatField(null=True, blank=True, help_text="total cost of the replication")
+    queue_wait_s = models.FloatField(null=True, blank=True)
+    detailed = models.BooleanField(default=False, help_text="result holds every task and the utilisation series")
     error = models.TextField(blank=True)
     worker = models.CharField(max_length=200, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -1,0 +1,135 @@
+"""Monte Carlo through the real path: request → Celery → simulator → stored summary, against the engine alone.
+
+Creates a run of N replications (default 1,000) of the CHILES epoch on a platform (default magnus) in a throwaway
+test database, sends it to one Celery worker with two processes (``--concurrency 2``) and times it from the
+request (``create_run`` + ``dispatch_run``) until the run's summary is stored.  In the same process it times the
+engine alone on the same model (the scenario's task graph, built once, run ``--engine-runs`` times) and prints
+both rates in tasks per second and their ratio.  Targets (issue 19): wall < 10 s and ratio ≥ 0.40.
+
+    DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... .venv/bin/python bench/montecarlo.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "apps.settings")
+os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-not-a-secret")
+
+
+def engine_rate(inputs: dict, seed: int, runs: int) -> tuple[float, int]:
+    """Tasks per second of the engine alone on the run's model (graph built once, utilisation not recorded)."""
+    from apps.scenarios.adapters import scenario_from_inputs
+    from simulator.model.simulate import _prepare as prepare
+    from simulator.model.simulate import build
+    from simulator.runner import run
+
+    graph = build(prepare(scenario_from_inputs(inputs, seed))).graph
+    run(graph, record_utilisation=False)  # warm
+    started = time.perf_counter()
+    for _ in range(runs):
+        run(graph, record_utilisation=False)
+    return runs * len(graph.tasks) / (time.perf_counter() - started), len(graph.tasks)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replications", type=int, default=1000)
+    parser.add_argument("--workload", default="chiles-epoch1")
+    parser.add_argument("--platform", default="magnus")
+    parser.add_argument("--engine-runs", type=int, default=200)
+    parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+    from django.test.utils import get_runner, setup_test_environment
+
+    setup_test_environment()
+    runner = get_runner(settings)(verbosity=0, interactive=False)
+    old = runner.setup_databases()  # a throwaway test database, never the real one
+    worker = None
+    try:
+        from apps.core.catalogue import load_catalogue
+        from apps.platforms.models import Platform
+        from apps.scenarios.models import FINISHED, Replication, SimulationRun
+        from apps.scenarios.services import create_run, dispatch_run
+        from apps.workloads.models import Workload
+
+        load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+        platform = Platform.objects.get(slug=args.platform)
+        workload = Workload.objects.get(slug=args.workload)
+
+        db = connection.settings_dict
+        env = dict(os.environ, DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
+                                            f"{db['NAME']}", CELERY_TASK_DEFAULT_QUEUE="bench.montecarlo")
+        log_path = ROOT / "var" / "bench-montecarlo-worker.log"
+        log_path.parent.mkdir(exist_ok=True)
+        log = open(log_path, "w")  # noqa: SIM115 - closed below
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "apps", "worker", "-Q", "bench.montecarlo", "--pool=prefork",
+             "--concurrency=2", "--loglevel=WARNING", "--without-mingle", "--without-gossip", "--without-heartbeat",
+             "-n", "bench-montecarlo@%h"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # warm the worker (imports, catalogue fits) with a one-replication run before timing
+        warm = create_run(platform=platform, workload=workload, replications=1, seed=1)
+        os.environ["CELERY_TASK_DEFAULT_QUEUE"] = "bench.montecarlo"
+        from apps.celery import app
+
+        app.conf.task_default_queue = "bench.montecarlo"
+        dispatch_run(warm)
+        _wait(lambda: SimulationRun.objects.get(pk=warm.pk).status in FINISHED, 120, worker, log_path)
+
+        started = time.perf_counter()
+        run = create_run(platform=platform, workload=workload, replications=args.replications, seed=0)
+        dispatch_run(run)
+        _wait(lambda: SimulationRun.objects.get(pk=run.pk).status in FINISHED, args.timeout, worker, log_path)
+        wall = time.perf_counter() - started
+        run.refresh_from_db()
+        if run.status != SimulationRun.Status.SUCCEEDED or not run.results:
+            print(f"run ended {run.status}: {run.error}", file=sys.stderr)
+            return 1
+        stored = Replication.objects.filter(run=run, status=SimulationRun.Status.SUCCEEDED).count()
+
+        rate, tasks = engine_rate(run.inputs, run.seed, args.engine_runs)
+        path_rate = args.replications * tasks / wall
+        out = {
+            "replications": args.replications, "stored": stored, "tasks_per_replication": tasks,
+            "wall_s": round(wall, 2), "path_tasks_per_s": round(path_rate), "engine_tasks_per_s": round(rate),
+            "ratio": round(path_rate / rate, 3), "makespan_p50_s": run.results["makespan_p50_s"],
+            "targets": {"wall_s": "< 10", "ratio": ">= 0.40"},
+        }
+        print(json.dumps(out))
+        return 0
+    finally:
+        if worker is not None:
+            worker.terminate()
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+        runner.teardown_databases(old)
+
+
+def _wait(predicate, timeout: float, worker, log_path: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if worker.poll() is not None:
+            raise RuntimeError(f"the worker exited, see {log_path}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out after {timeout:.0f} s, see {log_path}")
+        time.sleep(0.05)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
