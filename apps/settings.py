@@ -302,6 +302,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON nested past a bound is a 400 (a RecursionError was a 500); forms and multipart as DRF's defaults
+    "DEFAULT_PARSER_CLASSES": ["apps.api.parsers.BoundedJSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "apps.api.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 50,

@@ -18,12 +18,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import generics, renderers, serializers, views
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, active_workspace, get_or_404, require_role
 from apps.api.authentication import AUTHENTICATION_CLASSES
+from apps.api.parsers import BoundedJSONParser
 
 __all__ = ["ApiSchema", "ApiView", "ListApiView", "RetrieveApiView", "ListCreateApiView", "api_workspace",
            "editable_workspace", "service_error", "not_ready", "ERRORS", "NOT_FOUND", "BAD_REQUEST", "UNSUPPORTED",
@@ -58,7 +58,7 @@ class _NoLoginRedirect:
 
     schema = ApiSchema()
     authentication_classes = AUTHENTICATION_CLASSES
-    parser_classes = [JSONParser]  # bodies are JSON (nested options); the profile upload is multipart
+    parser_classes = [BoundedJSONParser]  # bodies are JSON (nested options); the profile upload is multipart
 
     @classmethod
     def as_view(cls, **initkwargs):

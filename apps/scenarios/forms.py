@@ -8,6 +8,7 @@ import math
 from django import forms
 from django.forms.utils import ErrorDict
 
+from apps.core import jsonbounds
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
@@ -36,7 +37,9 @@ class RunForm(forms.Form):
         if not text:
             return {}
         try:
-            value = json.loads(text)
+            value = jsonbounds.loads(text)
+        except jsonbounds.TooDeep as exc:
+            raise forms.ValidationError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
         if not isinstance(value, dict):

@@ -6,6 +6,7 @@ import json
 
 from django import forms
 
+from apps.core import jsonbounds
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
 from apps.scoring.logic.aggregate import METHODS
@@ -55,7 +56,9 @@ class CriterionForm(forms.ModelForm):
 
     def clean_rubric(self):
         try:
-            return json.loads(self.cleaned_data["rubric"])
+            return jsonbounds.loads(self.cleaned_data["rubric"])
+        except jsonbounds.TooDeep as exc:
+            raise forms.ValidationError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(f"not valid JSON: {exc}") from None
 
@@ -71,7 +74,9 @@ class SearchForm(_PlatformsOfUser, forms.Form):
 
     def clean_space(self):
         try:
-            return json.loads(self.cleaned_data["space"])
+            return jsonbounds.loads(self.cleaned_data["space"])
+        except jsonbounds.TooDeep as exc:
+            raise forms.ValidationError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(f"not valid JSON: {exc}") from None
 

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, editable_workspace, get_or_404, visible
+from apps.core import jsonbounds
 from apps.scoring import services
 from apps.scoring.charts import pareto_figure, radar_figure, tco_figure
 from apps.scoring.forms import DEMO_SPACE, CriterionForm, ScoreForm, SearchForm, TcoForm
@@ -159,7 +160,7 @@ def search_cancel(request, search_id):
 def rerank(request):
     """JSON: aggregates and orders of ``ranks`` (JSON: platform -> ranks) under ``weights`` (comma-separated)."""
     try:
-        ranks = json.loads(request.GET.get("ranks", ""))
+        ranks = jsonbounds.loads(request.GET.get("ranks", ""))
         weights = [float(w) for w in request.GET.get("weights", "").split(",") if w.strip()]
         if not isinstance(ranks, dict) or not ranks or not all(
                 isinstance(v, list) and all(isinstance(x, int) and 0 <= x <= 5 for x in v) for v in ranks.values()):

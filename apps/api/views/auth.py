@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_not_required
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers
+from rest_framework import parsers, serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 
 from apps.api.base import BAD_REQUEST, ApiSchema
+from apps.api.parsers import BoundedJSONParser
 
 __all__ = ["TokenView"]
 
@@ -17,6 +18,7 @@ class TokenView(ObtainAuthToken):
     """``POST username, password`` -> ``{"token": ...}``; send it as ``Authorization: Token <token>``."""
 
     schema = ApiSchema()
+    parser_classes = (parsers.FormParser, parsers.MultiPartParser, BoundedJSONParser)
     authentication_classes: list = []  # a stale or malformed Authorization header must not stop a new login
 
     @classmethod
