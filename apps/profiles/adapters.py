@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from apps.platforms.models import Platform
+from apps.profiles.analysis import Capacity
 from apps.scenarios.adapters import platform_dict
 from simulator.model.catalogue import platform_from_dict
 from simulator.model.simulate import simulate
 from simulator.model.specs import PlatformSpec, ScenarioSpec, StagePlacement, StageSpec, WorkloadSpec
 
-__all__ = ["platform_spec", "simulate_stage_task", "stage_facts", "default_node_and_tier"]
+__all__ = ["platform_spec", "simulate_stage_task", "stage_facts", "default_node_and_tier", "host_capacity"]
 
 
 def platform_spec(platform: Platform) -> PlatformSpec:
@@ -37,6 +38,26 @@ def default_node_and_tier(platform: Platform) -> tuple[str | None, str | None]:
     nt = platform.node_types.order_by("name").first()
     tier = platform.storage_tiers.order_by("name").first()
     return (nt.name if nt else None), (tier.name if tier else None)
+
+
+def host_capacity(platform: Platform | None) -> Capacity | None:
+    """What one node of ``platform`` can do (its first node type's cores, its first storage tier's bandwidth
+    and IOPS), for labelling a profile's phases; None without a platform."""
+    if platform is None:
+        return None
+    nt = platform.node_types.order_by("name").first()
+    tier = platform.storage_tiers.order_by("name").first()
+    per_client = tier is not None and tier.scope == "shared"
+
+    def bw(name: str) -> float | None:
+        if tier is None:
+            return None
+        value = getattr(tier, f"{name}_per_client", None) if per_client else None
+        return value or getattr(tier, name, None)
+
+    return Capacity(cores=float(nt.cores) if nt and nt.cores else None, read_bytes_per_s=bw("read_bw"),
+                    write_bytes_per_s=bw("write_bw"), iops=bw("iops"),
+                    source=f"platform {platform.name}" + (f", tier {tier.name}" if tier else ""))
 
 
 def _stage_spec(name: str, facts: dict[str, float]) -> StageSpec:

@@ -14,6 +14,7 @@ from random, ``no_io`` when a strace shows no I/O and cannot tell CPU from waiti
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ import pandas as pd
 from apps.profiles.parsers import Parsed
 from apps.profiles.parsers.strace import CLASSES
 
-__all__ = ["analyse", "segment", "series_frame", "class_series_frame", "histogram_frame", "phases_frame",
+__all__ = ["analyse", "Capacity", "segment", "series_frame", "class_series_frame", "histogram_frame", "phases_frame",
            "BOUND_LABELS", "MAX_POINTS"]
 
 #: points kept per series for the page (longer series are averaged into this many bins)
@@ -107,14 +108,29 @@ def segment(features: np.ndarray, *, min_size: int = MIN_PHASE_S, max_segments: 
     return sorted(a for a, _ in segments)
 
 
-def _label(cpu_cores: float, seq: float, rand: float, io: float, peak_cores: float, peak_io: float,
-           *, knows_cpu: bool, knows_pattern: bool, rand_ops_share: float) -> str:
-    io_share = io / peak_io if peak_io > 0 else 0.0
+@dataclass(frozen=True)
+class Capacity:
+    """What the host a profile ran on can do, for naming phases: cores, and its storage's bandwidth and IOPS
+    (``None`` when unknown).  ``source`` says where the figures come from (a platform, the file)."""
+
+    cores: float | None = None
+    read_bytes_per_s: float | None = None
+    write_bytes_per_s: float | None = None
+    iops: float | None = None
+    source: str = ""
+
+    @property
+    def knows_io(self) -> bool:
+        return bool(self.read_bytes_per_s or self.write_bytes_per_s)
+
+
+def _label(cpu_share: float, io_share: float, cpu_cores: float, *, knows_cpu: bool, knows_pattern: bool,
+           rand_ops_share: float) -> str:
+    """A phase's label from the shares of the host's capacity it uses (0 = none, 1 = all of it)."""
     if knows_cpu and cpu_cores < IDLE_CPU_CORES and io_share < IDLE_IO_SHARE:
         return "idle"
     if not knows_cpu and io_share < IDLE_IO_SHARE:
         return "no_io"
-    cpu_share = cpu_cores / max(1.0, peak_cores) if knows_cpu else 0.0
     if knows_cpu and cpu_share > io_share:
         return "cpu"
     if not knows_pattern:
@@ -122,12 +138,33 @@ def _label(cpu_cores: float, seq: float, rand: float, io: float, peak_cores: flo
     return "random_io" if rand_ops_share >= 0.5 else "seq_io"
 
 
+def _io_share(seq: float, rand: float, io: float, rand_ops: float | None, capacity: Capacity, peak_io: float,
+              busy: float | None, ops: float | None = None) -> float:
+    """The share of the host's I/O capacity a phase uses: sequential bytes over the storage's bandwidth plus
+    random requests over its IOPS (samples, which cannot tell them apart: the larger of bytes over bandwidth
+    and requests over IOPS); without the host's figures, the share of time inside I/O calls (strace) or,
+    failing that, of the file's own peak rate."""
+    if capacity.knows_io:
+        bw = max(capacity.read_bytes_per_s or 0.0, capacity.write_bytes_per_s or 0.0)
+        if capacity.iops and rand_ops is not None:
+            return seq / bw + rand_ops / capacity.iops
+        if capacity.iops and ops is not None and math.isfinite(ops):
+            return max(io / bw, ops / capacity.iops)
+        return io / bw
+    if busy is not None:
+        return min(1.0, busy)
+    return io / peak_io if peak_io > 0 else 0.0
+
+
 def _phases(t: np.ndarray, cpu_cores: np.ndarray | None, seq: np.ndarray, rand: np.ndarray, io: np.ndarray,
-            rand_ops: np.ndarray | None, seq_ops: np.ndarray | None, dt: float) -> list[dict]:
+            rand_ops: np.ndarray | None, seq_ops: np.ndarray | None, dt: float, *, capacity: Capacity,
+            duration_s: float, busy: np.ndarray | None = None, ops: np.ndarray | None = None) -> list[dict]:
+    """Phases of the per-interval series, clipped to the file's span, labelled against the host's capacity."""
     knows_cpu = cpu_cores is not None
     knows_pattern = rand_ops is not None
     peak_io = float(np.nanmax(io)) if len(io) else 0.0
     peak_cores = float(np.nanmax(cpu_cores)) if knows_cpu and len(cpu_cores) else 0.0
+    host_cores = capacity.cores or 1.0
     cols = []
     if knows_cpu:
         cols.append(cpu_cores / max(peak_cores, 1.0))
@@ -139,32 +176,57 @@ def _phases(t: np.ndarray, cpu_cores: np.ndarray | None, seq: np.ndarray, rand: 
     ends = starts[1:] + [len(t)]
     phases = []
     for a, b in zip(starts, ends, strict=False):
+        start_s = float(t[a])
+        if start_s >= duration_s and phases:
+            break
         c = float(np.nanmean(cpu_cores[a:b])) if knows_cpu else None
         s, r, i = float(np.nanmean(seq[a:b])), float(np.nanmean(rand[a:b])), float(np.nanmean(io[a:b]))
         share = 0.0
+        ro = None
         if knows_pattern:
             ro, so = float(np.nansum(rand_ops[a:b])), float(np.nansum(seq_ops[a:b]))
             share = ro / (ro + so) if ro + so else 0.0
-        bound = _label(c or 0.0, s, r, i, peak_cores, peak_io, knows_cpu=knows_cpu, knows_pattern=knows_pattern,
+            ro = ro / max(b - a, 1) / dt
+        io_share = _io_share(s, r, i, ro, capacity, peak_io,
+                             float(np.nanmean(busy[a:b])) if busy is not None else None,
+                             float(np.nanmean(ops[a:b])) if ops is not None and not np.isnan(ops[a:b]).all() else None)
+        cpu_share = (c or 0.0) / host_cores
+        bound = _label(cpu_share, io_share, c or 0.0, knows_cpu=knows_cpu, knows_pattern=knows_pattern,
                        rand_ops_share=share)
-        phases.append({"start_s": float(t[a]), "end_s": float(t[b - 1] + dt), "bound": bound,
+        phases.append({"start_s": start_s, "end_s": min(float(t[b - 1] + dt), duration_s), "bound": bound,
                        "label": BOUND_LABELS[bound], "cpu_pct": None if c is None else c * 100,
                        "io_bytes_per_s": i, "seq_bytes_per_s": s if knows_pattern else None,
                        "rand_bytes_per_s": r if knows_pattern else None,
-                       "random_ops_share": share if knows_pattern else None})
+                       "random_ops_share": share if knows_pattern else None,
+                       "cpu_share": cpu_share if knows_cpu else None, "io_share": io_share})
     # merge neighbours with the same label
     merged: list[dict] = []
     for p in phases:
         if merged and merged[-1]["bound"] == p["bound"]:
             q = merged[-1]
             wq, wp = q["end_s"] - q["start_s"], p["end_s"] - p["start_s"]
-            for k in ("cpu_pct", "io_bytes_per_s", "seq_bytes_per_s", "rand_bytes_per_s", "random_ops_share"):
-                if q[k] is not None and p[k] is not None:
+            for k in ("cpu_pct", "io_bytes_per_s", "seq_bytes_per_s", "rand_bytes_per_s", "random_ops_share",
+                      "cpu_share", "io_share"):
+                if q[k] is not None and p[k] is not None and wq + wp > 0:
                     q[k] = (q[k] * wq + p[k] * wp) / (wq + wp)
             q["end_s"] = p["end_s"]
         else:
             merged.append(p)
     return merged
+
+
+def _labels_basis(capacity: Capacity, knows_cpu: bool, busy: bool) -> str:
+    """How the phases were labelled, in words, for the page."""
+    cpu = (f"CPU against the host's {capacity.cores:g} cores ({capacity.source})" if capacity.cores
+           else "CPU against one core (the host's cores are not known)")
+    if capacity.knows_io:
+        io = f"I/O against the storage's bandwidth and IOPS ({capacity.source})"
+    elif busy:
+        io = "I/O as the share of time inside read and write calls"
+    else:
+        io = ("I/O against this file's own peak rate: the host's storage is not known (import the profile "
+              "with a platform to label against its capacity)")
+    return f"{cpu}; {io}" if knows_cpu else io
 
 
 # --- per kind ------------------------------------------------------------------------------------
@@ -186,66 +248,88 @@ def _direction(read: float, write: float, io: float) -> str:
     return "reads and writes not told apart in this format" if io > 0 else "no I/O"
 
 
-def _samples(parsed: Parsed) -> dict[str, Any]:
+def _samples(parsed: Parsed, capacity: Capacity) -> dict[str, Any]:
     f = parsed.samples
     m = parsed.meta
     dt = float(f["dt_s"].median()) if len(f) else 1.0
+    knows_cpu = m.get("cpu_user_s") is not None or m.get("cpu_system_s") is not None
     cpu_pct = (f["cpu_user_pct"].fillna(0) + f["cpu_system_pct"].fillna(0)).to_numpy()
     io = f["io_bytes_per_s"].fillna(0).to_numpy()
-    phases = _phases(f["t_s"].to_numpy(), cpu_pct / 100.0, io, np.zeros(len(f)), io, None, None, dt)
-    active = io[io > IDLE_IO_SHARE * io.max()] if len(io) and io.max() > 0 else np.array([])
+    phases = _phases(f["t_s"].to_numpy(), cpu_pct / 100.0 if knows_cpu else None, io, np.zeros(len(f)), io, None,
+                     None, dt, capacity=capacity, duration_s=float(m["duration_s"]),
+                     ops=f["io_ops_per_s"].to_numpy(dtype=float))
     busy_cpu = cpu_pct[cpu_pct >= IDLE_CPU_CORES * 100]
-    read, write = float(m.get("read_bytes", 0.0)), float(m.get("write_bytes", 0.0))
+    read, write, moved = m.get("read_bytes"), m.get("write_bytes"), m.get("io_bytes")
     series = _bin(f, "t_s", {c: ("max" if c.endswith("bytes") and not c.endswith("per_s") else "mean")
                              for c in f.columns if c != "t_s"})
+    io_range = None
+    if moved is not None:
+        # over the whole span, and over the intervals with I/O in them (the rate while doing I/O)
+        busy = float(f.loc[f["io_bytes_per_s"].fillna(0) > 0, "dt_s"].sum())
+        io_range = [moved / float(m["duration_s"]), moved / busy if busy > 0 else 0.0]
     summary = {
         "duration_s": m["duration_s"],
         "peak_memory_bytes": m.get("peak_rss_bytes"),
         "peak_vm_bytes": m.get("peak_vm_bytes"),
-        "io_range_bytes_per_s": [float(np.percentile(active, 10)), float(active.max())] if len(active) else [0.0, 0.0],
-        "cpu_pct_p90": float(np.percentile(busy_cpu, 90)) if len(busy_cpu) else 0.0,
-        "cpu_pct_peak": float(cpu_pct.max()) if len(cpu_pct) else 0.0,
-        "cpu_seconds": m["cpu_user_s"] + m["cpu_system_s"],
-        "cpu_user_seconds": m["cpu_user_s"],
-        "cpu_system_seconds": m["cpu_system_s"],
+        "io_range_bytes_per_s": io_range,
+        "cpu_pct_p90": (float(np.percentile(busy_cpu, 90)) if len(busy_cpu) else 0.0) if knows_cpu else None,
+        "cpu_pct_peak": (float(cpu_pct.max()) if len(cpu_pct) else 0.0) if knows_cpu else None,
+        "cpu_seconds": (m["cpu_user_s"] or 0.0) + (m["cpu_system_s"] or 0.0) if knows_cpu else None,
+        "cpu_user_seconds": m.get("cpu_user_s"),
+        "cpu_system_seconds": m.get("cpu_system_s"),
         "read_bytes": read,
         "write_bytes": write,
-        "io_bytes": m.get("io_bytes", read + write),
-        "io_character": _direction(read, write, float(m.get("io_bytes", 0.0))),
-        "usable_threads": max(1, int(math.ceil(np.percentile(busy_cpu, 95) / 100 - 0.15))) if len(busy_cpu) else 1,
+        "io_bytes": moved,
+        "io_character": (_direction(read or 0.0, write or 0.0, moved) if moved is not None
+                         else "I/O not recorded in this file"),
+        "usable_threads": (max(1, int(math.ceil(np.percentile(busy_cpu, 95) / 100 - 0.15))) if len(busy_cpu) else 1)
+                          if knows_cpu else None,
         "idle_seconds": sum(p["end_s"] - p["start_s"] for p in phases if p["bound"] == "idle"),
+        "phase_labels": _labels_basis(capacity, knows_cpu, busy=False),
     }
     return {"kind": "samples", "summary": summary, "phases": phases,
             "series": {c: [_finite(v) for v in series[c].to_numpy()] for c in series.columns}}
 
 
-def _strace(parsed: Parsed) -> dict[str, Any]:
+def _strace(parsed: Parsed, capacity: Capacity) -> dict[str, Any]:
     a = parsed.aggregates
     m = parsed.meta
     per_s = np.asarray(a["bytes_per_second"], dtype=float).reshape(len(CLASSES), -1)
     ops_s = np.asarray(a["ops_per_second"], dtype=float).reshape(len(CLASSES), -1)
+    busy_s = np.asarray(a.get("busy_per_second") or [], dtype=float)
     n = max(per_s.shape[1], int(math.ceil(m["duration_s"])) or 1)
     if per_s.shape[1] < n:
         per_s = np.pad(per_s, ((0, 0), (0, n - per_s.shape[1])))
         ops_s = np.pad(ops_s, ((0, 0), (0, n - ops_s.shape[1])))
+    busy_s = np.pad(busy_s, (0, max(0, n - len(busy_s))))[:n]
     t = np.arange(n, dtype=float)
     seq = per_s[0] + per_s[2]
     rand = per_s[1] + per_s[3]
-    phases = _phases(t, None, seq, rand, seq + rand, ops_s[1] + ops_s[3], ops_s[0] + ops_s[2], 1.0)
+    duration = float(m["duration_s"])
+    # the last second is partly outside the trace: its share of time in I/O is over the part inside
+    width = np.minimum(1.0, np.maximum(duration - t, 1e-6)) if duration > 0 else np.ones(n)
+    phases = _phases(t, None, seq, rand, seq + rand, ops_s[1] + ops_s[3], ops_s[0] + ops_s[2], 1.0,
+                     capacity=capacity, duration_s=max(duration, 1e-6), busy=busy_s / width)
     bytes_ = dict(zip(CLASSES, a["bytes"], strict=False))
     ops = dict(zip(CLASSES, a["ops"], strict=False))
-    total = seq + rand
-    active = total[total > IDLE_IO_SHARE * total.max()] if total.max() > 0 else np.array([])
+    busy = dict(zip(CLASSES, a["busy_s"], strict=False))
     read_b, write_b = bytes_["seq_read"] + bytes_["rand_read"], bytes_["seq_write"] + bytes_["rand_write"]
     seq_ops, rand_ops = ops["seq_read"] + ops["seq_write"], ops["rand_read"] + ops["rand_write"]
+    moved = read_b + write_b
+    union = float(a.get("busy_union_s") or 0.0)
     summary = {
         "duration_s": m["duration_s"],
         "peak_memory_bytes": None,
-        "io_range_bytes_per_s": [float(np.percentile(active, 10)), float(active.max())] if len(active) else [0.0, 0.0],
+        # the trace's bytes over its span ~ over the time inside at least one read or write (from the calls'
+        # own durations, -T): not from per-second bins, which cannot see a burst shorter than a second
+        "io_range_bytes_per_s": ([moved / duration if duration > 0 else moved / union, moved / union]
+                                 if moved and union > 0 else None),
+        "busy_union_s": union,
+        "rate_bytes_per_s": {c: (bytes_[c] / busy[c] if busy[c] > 0 else None) for c in CLASSES},
         "cpu_pct_p90": None,
         "bytes": bytes_,
         "ops": ops,
-        "busy_s": dict(zip(CLASSES, a["busy_s"], strict=False)),
+        "busy_s": busy,
         "consecutive_ops": a["consecutive_ops"],
         "read_bytes": read_b,
         "write_bytes": write_b,
@@ -254,6 +338,7 @@ def _strace(parsed: Parsed) -> dict[str, Any]:
         "io_character": _character(rand_ops, seq_ops, read_b, write_b),
         "classification": ("random" if rand_ops > seq_ops else "sequential") if seq_ops + rand_ops else "none",
         "idle_seconds": 0.0,
+        "phase_labels": _labels_basis(capacity, False, busy=True),
     }
     series = pd.DataFrame({"t_s": t, **{c: per_s[i] for i, c in enumerate(CLASSES)}})
     series = _bin(series, "t_s", {c: "mean" for c in CLASSES})
@@ -361,9 +446,16 @@ def _darshan(parsed: Parsed) -> dict[str, Any]:
             "histograms": {"size_bins": a["size_edges"], "size_hist": a["size_hist"]}}
 
 
-def analyse(parsed: Parsed) -> dict[str, Any]:
-    """The stored analysis of one parsed file (JSON-safe)."""
-    out = {"samples": _samples, "strace": _strace, "fio": _fio, "darshan": _darshan}[parsed.kind](parsed)
+def analyse(parsed: Parsed, capacity: Capacity | None = None) -> dict[str, Any]:
+    """The stored analysis of one parsed file (JSON-safe).  ``capacity`` is the host's (from the platform the
+    profile ran on), for labelling phases; without it, what the file itself says (pidstat's CPU count)."""
+    if capacity is None:
+        cores = parsed.meta.get("host_cores")
+        capacity = Capacity(cores=cores, source="the file's header" if cores else "")
+    if parsed.kind in ("samples", "strace"):
+        out = {"samples": _samples, "strace": _strace}[parsed.kind](parsed, capacity)
+    else:
+        out = {"fio": _fio, "darshan": _darshan}[parsed.kind](parsed)
     out["format"] = parsed.format
     out["meta"] = {k: v for k, v in parsed.meta.items() if k not in ("syscalls",)}
     return out

@@ -92,7 +92,7 @@ def derive_demands(analyses: list[dict]) -> Derived:
 
 def _cpu_from_samples(out: Derived, samples: dict | None) -> None:
     f, n = out.facts, out.notes
-    if samples is not None:
+    if samples is not None and samples["summary"].get("cpu_seconds") is not None:
         s = samples["summary"]
         f["cpu_seconds"] = float(s["cpu_seconds"])
         f["usable_threads"] = float(max(1, int(s.get("usable_threads") or 1)))

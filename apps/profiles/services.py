@@ -139,7 +139,7 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
         with local_copy(job.upload_path) as path:
             parsed = parse(path, job.format, filename=job.filename, progress=_progress_writer(job.pk))
             check_parsed(parsed, path, job.filename)
-        analysis = analyse(parsed)
+        analysis = analyse(parsed, adapters.host_capacity(job.platform))
         check_analysis(analysis, job.filename)
         analysis["name"] = job.filename
         with transaction.atomic():

@@ -29,13 +29,25 @@ FORMAT_LABELS = {
     "auto": "detect from the content",
     "skyplan_csv": "Skyplan per-second CSV",
     "chiles_csv": "CHILES tracer CSV",
-    "pidstat": "pidstat -h -u -r -d text",
+    "pidstat": "pidstat text (-u, -r, -d, -t..., with or without -h)",
     "strace": "strace -f -tt -T / -ttt -T -y text (-o FILE or the terminal's layout)",
     "fio": "fio JSON",
     "darshan": "Darshan 3.x log (read with PyDarshan)",
 }
 FORMATS = tuple(PARSERS)
 HEAD_BYTES = 64 * 1024
+
+
+def _pidstat_header(line: str) -> bool:
+    """A pidstat report header: ``# Time UID PID ...`` (-h) or ``HH:MM:SS [AM] UID PID ...`` (without -h)."""
+    tokens = line.lstrip("#").split()
+    if tokens[:1] == ["Time"]:
+        tokens = tokens[1:]
+    elif tokens and tokens[0].count(":") == 2:
+        tokens = tokens[2:] if tokens[1:2] in (["AM"], ["PM"]) else tokens[1:]
+    else:
+        return False
+    return bool(tokens) and tokens[0] in ("UID", "USER", "PID", "TGID")
 
 
 def detect_format(path: str | Path, filename: str | None = None) -> str:
@@ -61,8 +73,7 @@ def detect_format(path: str | Path, filename: str | None = None) -> str:
         return "skyplan_csv"
     if [c.strip().lower() for c in first.split(",")] == [c.lower() for c in CHILES_HEADER]:
         return "chiles_csv"
-    if (first.startswith("Linux ") and any(ln.startswith("#") and "PID" in ln for ln in lines[:5])) or (
-            first.startswith("# Time") and "PID" in first):
+    if (first.startswith("Linux ") and any(_pidstat_header(ln) for ln in lines[1:6])) or _pidstat_header(first):
         return "pidstat"
     if looks_like_strace(head):
         return "strace"

@@ -61,6 +61,7 @@ class _Collector:
         self.t0: float | None = None
         self.prev_t: float | None = None
         self.first_interval = 1.0
+        self.recorded: set[str] = set()  # columns with at least one value in the file
 
     def add(self, t_abs: np.ndarray, cols: dict[str, np.ndarray]) -> None:
         n = len(t_abs)
@@ -101,6 +102,9 @@ class _Collector:
             total = float(np.add.reduce(v * dt))
             return total if not math.isnan(total) else float(np.nansum(v * dt))
 
+        for name in SAMPLE_COLUMNS[2:]:
+            if name not in self.recorded and not np.isnan(c[name]).all():
+                self.recorded.add(name)
         tot["cpu_user_s"] += integral(c["cpu_user_pct"]) / 100
         tot["cpu_system_s"] += integral(c["cpu_system_pct"]) / 100
         for src, dst in (("read_bytes_per_s", "read_bytes"), ("write_bytes_per_s", "write_bytes"),
@@ -125,12 +129,24 @@ class _Collector:
                                              f"does not come after the one before it")
         meta = dict(meta)
         meta.update({k: float(v) for k, v in self.totals.items()})
+        # what the file does not record is None ("not recorded"), never 0
+        for total, columns in _TOTAL_SOURCES.items():
+            if not self.recorded.intersection(columns):
+                meta[total] = None
+        meta["recorded"] = sorted(self.recorded)
         meta["samples"] = self.raw_rows
         meta["rows_kept"] = int(self.rows)
         meta["rows_merged_by"] = self.factor
         meta["duration_s"] = float(self.prev_t - self.t0 + self.first_interval)
         meta["start"] = self.t0
         return Parsed(format=fmt, kind="samples", meta=meta, samples=frame)
+
+
+#: the sample columns each total is made from
+_TOTAL_SOURCES = {"cpu_user_s": ("cpu_user_pct",), "cpu_system_s": ("cpu_system_pct",),
+                  "read_bytes": ("read_bytes_per_s",), "write_bytes": ("write_bytes_per_s",),
+                  "io_bytes": ("io_bytes_per_s",), "io_ops": ("io_ops_per_s",),
+                  "peak_rss_bytes": ("rss_bytes",), "peak_vm_bytes": ("vm_bytes",)}
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -417,16 +433,22 @@ _PIDSTAT = {"%usr": ("cpu_user_pct", 1.0), "%system": ("cpu_system_pct", 1.0), "
             "VSZ": ("vm_bytes", 1024.0), "RSS": ("rss_bytes", 1024.0), "kB_rd/s": ("read_bytes_per_s", 1024.0),
             "kB_wr/s": ("write_bytes_per_s", 1024.0)}
 _CLOCK = re.compile(r"^(\d\d):(\d\d):(\d\d)$")
+#: the column after the time in every pidstat report header (UID, USER with -U) or the process's id
+_ID_COLUMNS = {"UID", "USER", "PID", "TGID"}
 
 
 def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
-    """``pidstat -h -u -r -d -p PID 1`` text (sysstat 12), parsed by its header names.
+    """pidstat text (sysstat 12) in the layouts its manual lists, parsed by its header names.
 
-    Without ``-h`` pidstat prints one section per report (-u, -r, -d) with its own header;
-    rows of the same time stamp are merged.  Several PIDs at one time stamp are summed."""
+    With ``-h`` one line per process and interval under a ``# Time ...`` header; without it one
+    section per report (-u, -r, -d, ...) with its own header (no ``#``), rows of the same time stamp
+    merged.  Several PIDs at one time stamp are summed; with ``-t`` the process rows are taken (its
+    threads' rows are parts of them).  Reports the file lacks (``-u`` only: no memory, no I/O) are
+    "not recorded" (None), never 0."""
     filename = filename or Path(path).name
     header: list[str] | None = None
     host = None
+    host_cores = None
     rows: dict[float, dict[str, float]] = {}
     order: list[float] = []
     col = _Collector()
@@ -454,13 +476,15 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
             if line.startswith("Linux "):
                 parts = line.split()
                 host = parts[2].strip("()") if len(parts) > 2 else None
+                cpus = re.search(r"\((\d+) CPU\)", line)
+                host_cores = int(cpus.group(1)) if cpus else None
                 continue
             if line.startswith("#"):
                 header = line[1:].split()
                 if len(header) > MAX_PIDSTAT_COLUMNS:
                     raise ParseError(filename, first + i, f"a pidstat header of at most {MAX_PIDSTAT_COLUMNS} "
                                                           f"columns, got {len(header)}")
-                if not header or header[0] != "Time" or "PID" not in header:
+                if not header or header[0] != "Time" or not _ID_COLUMNS.intersection(header):
                     raise ParseError(filename, first + i, f"a pidstat header '# Time UID PID ...', got {line[:80]!r}")
                 seen_header = True
                 continue
@@ -468,7 +492,7 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
                 continue
             tokens = line.split()
             if header is None:
-                if tokens and _CLOCK.match(tokens[0]) and "PID" in tokens:
+                if tokens and _CLOCK.match(tokens[0]) and _ID_COLUMNS.intersection(tokens[1:3]):
                     header = ["Time"] + tokens[1:] if tokens[1] not in ("AM", "PM") else ["Time"] + tokens[2:]
                     seen_header = True
                     continue
@@ -478,6 +502,10 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
                 hh, rest_ = tokens[0], tokens[2:]
                 h = int(hh[:2]) % 12 + (12 if tokens[1] == "PM" else 0)
                 tokens = [f"{h:02d}{hh[2:]}"] + rest_
+            if len(tokens) > 1 and tokens[1] in _ID_COLUMNS:
+                # a report's header without '#' (pidstat without -h: one per report and interval)
+                header = ["Time"] + tokens[1:]
+                continue
             if not _CLOCK.match(tokens[0]) and not tokens[0].isdigit():
                 # a repeated column header without '#' (pidstat without -h)
                 if "PID" in tokens:
@@ -490,6 +518,8 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
             if len(tokens) < len(header):
                 raise ParseError(filename, first + i, f"{len(header)} columns ({' '.join(header)}), got {len(tokens)}")
             values = dict(zip(header, tokens, strict=False))
+            if values.get("TID", "-") != "-":
+                continue  # -t: a thread's row; its process's row (TID '-') holds the process's figures
             m = _CLOCK.match(tokens[0])
             if m:
                 clock = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
@@ -503,7 +533,7 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
             if row is None:
                 row = rows[t] = {}
                 order.append(t)
-            pid = values.get("PID")
+            pid = values.get("PID", values.get("TGID"))
             for src, (dst, factor) in _PIDSTAT.items():
                 if src in values:
                     try:
@@ -523,4 +553,4 @@ def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progr
     if not seen_header:
         raise ParseError(filename, None, "pidstat output with a '# Time UID PID ...' header; none found")
     flush(keep_last=False)
-    return col.finish("pidstat", filename, {"host": host, "columns": header or []})
+    return col.finish("pidstat", filename, {"host": host, "host_cores": host_cores, "columns": header or []})

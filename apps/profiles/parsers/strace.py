@@ -398,6 +398,7 @@ class _Aggregates:
         self.filename = filename
         self.per_second = np.zeros((len(CLASSES), 0))
         self.ops_per_second = np.zeros((len(CLASSES), 0))
+        self.busy_per_second = np.zeros(0)  # seconds inside reads and writes started in each second
         self.size_hist = np.zeros((len(CLASSES), len(SIZE_BINS) + 1), dtype=np.int64)
         self.iat_hist = np.zeros((len(CLASSES), len(IAT_BINS) + 1), dtype=np.int64)
         self.iat_zero = np.zeros(len(CLASSES), dtype=np.int64)
@@ -406,6 +407,8 @@ class _Aggregates:
         self.bytes = np.zeros(len(CLASSES))
         self.busy_s = np.zeros(len(CLASSES))
         self.consecutive = np.zeros(2, dtype=np.int64)
+        self.busy_union_s = 0.0  # time inside at least one read or write (overlapping calls counted once)
+        self.busy_until = -math.inf
 
     def add(self, accesses: tuple[np.ndarray, ...] | None) -> None:
         if accesses is None or not len(accesses[0]):
@@ -413,6 +416,12 @@ class _Aggregates:
         t, dur, nb, kind, write = accesses
         cls = write * 2 + (kind == _RAND)
         self.consecutive += np.bincount(write[kind == _CONSEC], minlength=2)
+        # the union of the calls' intervals: sorted by start, each adds what lies past every earlier end
+        by_start = np.argsort(t, kind="stable")
+        starts, ends = t[by_start], (t + dur)[by_start]
+        reach = np.maximum.accumulate(np.r_[self.busy_until, ends])
+        self.busy_union_s += float(np.maximum(0.0, ends - np.maximum(starts, reach[:-1])).sum())
+        self.busy_until = float(reach[-1])
         sec = np.maximum(t, 0).astype(np.int64)
         width = int(sec.max()) + 1
         if width > MAX_SPAN_S + 1:
@@ -421,6 +430,8 @@ class _Aggregates:
             grow = width - self.per_second.shape[1]
             self.per_second = np.pad(self.per_second, ((0, 0), (0, grow)))
             self.ops_per_second = np.pad(self.ops_per_second, ((0, 0), (0, grow)))
+            self.busy_per_second = np.pad(self.busy_per_second, (0, grow))
+        self.busy_per_second[:width] += np.bincount(sec, weights=dur, minlength=width)
         size_idx = np.searchsorted(SIZE_BINS, nb, side="right")
         for c in range(len(CLASSES)):
             sel = cls == c
@@ -853,9 +864,11 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         "bytes": agg.bytes.tolist(),
         "ops": agg.ops.tolist(),
         "busy_s": agg.busy_s.tolist(),
+        "busy_union_s": agg.busy_union_s,
         "consecutive_ops": {"read": int(agg.consecutive[0]), "write": int(agg.consecutive[1])},
         "bytes_per_second": agg.per_second.tolist(),
         "ops_per_second": agg.ops_per_second.tolist(),
+        "busy_per_second": agg.busy_per_second.tolist(),
         "size_bins": list(SIZE_BINS),
         "size_hist": agg.size_hist.tolist(),
         "iat_bins": list(IAT_BINS),
