@@ -17,7 +17,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Derived", "derive_demands", "fit_overhead", "measured_duration", "tier_facts_from_fio", "DEMAND_FACTS"]
+__all__ = ["Derived", "derive_demands", "fit_overhead", "measured_duration", "tier_facts_from_fio", "DEMAND_FACTS",
+           "measurement_warnings"]
 
 #: the WorkloadStage facts a calibration sets
 DEMAND_FACTS = ("seq_read_bytes", "seq_write_bytes", "random_read_ops", "random_write_ops", "random_op_bytes",
@@ -153,3 +154,24 @@ def tier_facts_from_fio(analysis: dict, scope: str) -> dict[str, float]:
              "iops": "iops_per_client" if per_client else "iops",
              "latency": "latency"}
     return {names[k]: float(v) for k, v in tier.items() if v is not None and math.isfinite(v) and v > 0}
+
+
+#: per-client facts of a shared tier and the aggregate each is capped by in the simulation
+_CAPPED_BY = {"read_bw_per_client": ("read_bw", "read bandwidth"), "write_bw_per_client": ("write_bw", "write bandwidth"),
+              "iops_per_client": ("iops", "IOPS")}
+
+
+def measurement_warnings(values: dict[str, float], tier: dict[str, float | None]) -> list[str]:
+    """Why a measured value cannot take effect on a tier, and what to change: a shared tier gives each client
+    at most its aggregate, so a per-client figure above the aggregate changes nothing in the simulation."""
+    out = []
+    for name, (aggregate, what) in _CAPPED_BY.items():
+        measured, cap = values.get(name), tier.get(aggregate)
+        if measured is None or cap is None or measured <= cap:
+            continue
+        unit = (lambda v: f"{v:,.0f}") if aggregate == "iops" else (lambda v: f"{v / 1e6:,.1f} MB/s")
+        out.append(f"{name} {unit(measured)} (measured) is above the tier's aggregate {aggregate} {unit(cap)}: "
+                   f"a client never gets more than the whole tier's {what}, so this measurement does not change "
+                   f"the simulation. Set the tier's {aggregate} to the storage's real aggregate (at least "
+                   f"{unit(measured)}), or measure the aggregate with fio from several clients at once.")
+    return out

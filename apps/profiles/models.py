@@ -16,6 +16,7 @@ from django.db import models
 from django.urls import reverse
 
 from apps.core.models import JOB_FINISHED, JobStatus
+from apps.profiles.calibration import measurement_warnings
 
 __all__ = ["Status", "ProfileImport", "Profile", "Calibration", "TierMeasurement"]
 
@@ -167,3 +168,9 @@ class TierMeasurement(models.Model):
 
     def __str__(self) -> str:
         return f"fio on {self.host} for {self.tier}"
+
+    def warnings(self) -> list[str]:
+        """Measured values that cannot take effect on the tier as it stands, each saying what to change."""
+        tier = self.tier
+        return measurement_warnings(self.values, {"read_bw": tier.read_bw, "write_bw": tier.write_bw,
+                                                  "iops": tier.iops})

@@ -195,6 +195,8 @@ def profile_measure_tier(request, profile_id):
         return redirect(profile)
     messages.info(request, f"{m.tier}: " + ", ".join(f"{k} = {v:.4g}" for k, v in m.values.items())
                   + f" (measured on host {m.host} at {m.date} with fio).")
+    for warning in m.warnings():
+        messages.warning(request, f"{m.tier}: {warning}")
     return redirect(profile)
 
 
