@@ -1,13 +1,21 @@
 """Profile parser speed: generate large strace / CSV / pidstat files in var/ and time each parser on one core.
 
-    python bench/parse_profiles.py [--mb 200] [--repeat 3] [--formats strace,strace_y,skyplan_csv,chiles_csv,pidstat]
+    python bench/parse_profiles.py [--mb 200] [--repeat 3]
+                                   [--formats strace,strace_y,strace_tar,strace_fork,skyplan_csv,chiles_csv,pidstat]
                                    [--keep]
+
+``strace_tar`` and ``strace_fork`` are real multi-process traces made on this machine when first asked for
+(kept in var/bench-profiles/ since they take a minute to record; --mb does not apply): ``strace -f -tt -T``
+of a tar pipeline (``tar cf - numpy pandas | tar xf -``: two processes over a pipe, most calls split in
+``<unfinished ...>``/``<... resumed>`` pairs) and of fixtures/profiles/programs/forked_read.py (three forked
+children reading their regions in 4 KiB preads of an inherited descriptor while the parent makes 20,000
+random preads).
 
 Each parser runs in a fresh process pinned to one CPU, so its peak RSS is its own; each format is
 parsed ``--repeat`` times and the best (least CPU time) is reported, with the load average seen.  The generated
 files imitate the real samples in fixtures/profiles/ (line shapes, sizes, a mix of sequential and
 random accesses, of reads and other calls); they are synthetic load, not profiles of anything.
-Targets: >= 50 MB/s of strace, >= 200 MB/s of CSV.
+Targets: >= 50 MB/s of strace (simple and multi-process), >= 50 MB/s of pidstat, >= 200 MB/s of CSV.
 """
 
 from __future__ import annotations
@@ -25,9 +33,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 VAR = ROOT / "var" / "bench-profiles"
-TARGETS = {"strace": 50.0, "strace_y": 50.0, "skyplan_csv": 200.0, "chiles_csv": 200.0, "pidstat": None}
+TARGETS = {"strace": 50.0, "strace_y": 50.0, "strace_tar": 50.0, "strace_fork": 50.0, "skyplan_csv": 200.0,
+           "chiles_csv": 200.0, "pidstat": 50.0}
 #: the parser each generated file is read with (strace_y: strace -ttt -T -y text)
-PARSER = {"strace_y": "strace"}
+PARSER = {"strace_y": "strace", "strace_tar": "strace", "strace_fork": "strace"}
+#: formats recorded for real by running programs under strace (kept once made)
+RECORDED = ("strace_tar", "strace_fork")
 PREVIEW = '"\\356\\200k\\270*\\254\\277ZQ\\35\\26\\272*+\\237;\\324\'_\\374u\\303\\242\\337\\4_O\\226\\215\\0h]"...'
 
 
@@ -68,6 +79,31 @@ def _strace_lines(rng: random.Random, n: int, clock: list[float], y: bool = Fals
             out.append(f"4001 {stamp} close({fd6.format(day)}) = 0 <0.000008>")
     clock[1] = off
     return "\n".join(out) + "\n"
+
+
+def record(fmt: str, path: Path) -> None:
+    """Record a real multi-process trace of this machine into ``path`` (see the module docstring)."""
+    import shutil
+    import tempfile
+
+    import numpy
+
+    work = Path(tempfile.mkdtemp(dir=VAR))
+    flags = ["strace", "-f", "-tt", "-T", "-e", "trace=%file,%desc,%process", "-o", str(path)]
+    try:
+        if fmt == "strace_tar":
+            site = Path(numpy.__file__).resolve().parent.parent
+            (work / "out").mkdir()
+            subprocess.run([*flags, "sh", "-c", f"tar cf - -C '{site}' numpy pandas | tar xf - -C '{work / 'out'}'"],
+                           check=True)
+        else:
+            data = work / "fork.bin"
+            with open(data, "wb") as f:
+                f.write(os.urandom(192 * 2**20))
+            subprocess.run([*flags, sys.executable, str(ROOT / "fixtures/profiles/programs/forked_read.py"), str(data),
+                            "20000", "4"], check=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def generate(fmt: str, path: Path, mb: float) -> None:
@@ -183,7 +219,7 @@ def _load() -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=200.0, help="size of each generated file (MB)")
-    ap.add_argument("--formats", default="strace,strace_y,skyplan_csv,chiles_csv,pidstat")
+    ap.add_argument("--formats", default="strace,strace_y,strace_tar,strace_fork,skyplan_csv,chiles_csv,pidstat")
     ap.add_argument("--repeat", type=int, default=3, help="parse each file this many times; report the best")
     ap.add_argument("--keep", action="store_true", help="keep the generated files in var/bench-profiles/")
     ap.add_argument("--run", nargs=2, metavar=("FORMAT", "PATH"), help=argparse.SUPPRESS)
@@ -202,7 +238,10 @@ def main(argv=None) -> int:
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="apps.settings", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     for fmt in args.formats.split(","):
         path = VAR / f"large.{fmt}"
-        if not path.exists() or abs(path.stat().st_size - args.mb * 1e6) > 0.05 * args.mb * 1e6:
+        if fmt in RECORDED:
+            if not path.exists():
+                record(fmt, path)
+        elif not path.exists() or abs(path.stat().st_size - args.mb * 1e6) > 0.05 * args.mb * 1e6:
             generate(fmt, path, args.mb)
         size_mb = path.stat().st_size / 1e6
         runs = []
@@ -225,7 +264,7 @@ def main(argv=None) -> int:
         print(f"{fmt:<12} {size_mb:8.1f} {r['cpu_seconds']:7.2f} {rate:7.1f} {ratio} {size_mb / r['seconds']:9.1f} {floor} "
               f"{('>=' + str(int(target))) if target else '—':>7} {peak:11.1f} {r['base_rss_mb']:8.1f} "
               f"{r['rows']:>10}{'' if met else '  BELOW TARGET'}")
-        if not args.keep:
+        if not args.keep and fmt not in RECORDED:
             path.unlink()
     print(f"load average after: {_load()}  (2 shared vCPUs: above ~1 other work competes for the core)")
     return 0 if ok else 2
