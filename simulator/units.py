@@ -129,7 +129,10 @@ def format_quantity(value: float | None, dimension: str, digits: int = 3) -> str
     scales = _DISPLAY.get(dimension)
     if not scales:
         unit = DIMENSIONS.get(dimension, "")
-        return f"{value:,.{digits}g} {unit}".strip() if abs(value) < 1e6 else f"{value:,.0f} {unit}".strip()
+        text = f"{value:,.{digits}g}"
+        if "e+" in text:  # never exponent notation on screen: "10,000 IOPS", not "1e+04 IOPS"
+            text = f"{value:,.0f}"
+        return f"{text} {unit}".strip()
     for factor, unit in scales:
         if abs(value) >= factor or factor == scales[-1][0]:
             return f"{value / factor:.{digits}g} {unit}"

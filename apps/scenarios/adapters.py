@@ -12,6 +12,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from apps.platforms.models import NodeType, Platform, StorageTier
@@ -326,15 +327,18 @@ def utilisation_frame(results: dict[str, dict[str, Any]], top: int = 4) -> pd.Da
                 groups.setdefault(group, []).append(name)
         ranked = sorted(groups, key=lambda g: sum(moved.get(n, 0.0) for n in groups[g]), reverse=True)[:top]
         for group in ranked:
-            parts = []
-            for name in groups[group]:
-                points = series[name]
-                if points:
-                    parts.append(pd.Series([p[1] for p in points], index=[p[0] for p in points], name=name)
-                                 .groupby(level=0).last())
+            # one long frame of every instance's (time, rate) steps, then one pivot: a Series and a groupby per
+            # instance took seconds for a group of a thousand instances
+            parts = [(name, np.asarray(series[name], dtype=float).reshape(-1, 2)) for name in groups[group]
+                     if series[name]]
             if not parts:
                 continue
-            wide = pd.concat(parts, axis=1).sort_index().ffill().fillna(0.0)
+            long = pd.DataFrame({
+                "name": np.concatenate([np.full(len(points), i) for i, (_, points) in enumerate(parts)]),
+                "t": np.concatenate([points[:, 0] for _, points in parts]),
+                "v": np.concatenate([points[:, 1] for _, points in parts]),
+            }).drop_duplicates(["name", "t"], keep="last")
+            wide = long.pivot(index="t", columns="name", values="v").sort_index().ffill().fillna(0.0)
             total = wide.sum(axis=1)
             frames.append(pd.DataFrame({"platform": platform, "resource": group, "t_h": total.index / HOUR,
                                         "mb_per_s": total.to_numpy() / 1e6}))

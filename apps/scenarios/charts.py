@@ -13,7 +13,8 @@ from plotly.subplots import make_subplots
 
 __all__ = [
     "timeline_figure", "utilisation_figure", "MAX_BARS",
-    "stage_gantt_figure", "utilisation_over_time_figure", "cost_breakdown_figure", "distribution_figure",
+    "stage_gantt_figure", "utilisation_over_time_figure", "cost_breakdown_figure", "cost_per_year_figure",
+    "distribution_figure",
 ]
 
 #: beyond this many task bars the timeline shows the longest ones (the page says so)
@@ -82,7 +83,8 @@ def utilisation_figure(result: dict, top: int = 6) -> str | None:
 # --- scenario pages: DataFrame -> Figure -----------------------------------------------------------
 QUEUE_COLOUR = "#9a9a9a"
 CATEGORY_COLOURS = {"compute": "#1f5f8b", "storage": "#d9822b", "iops": "#b5405d", "transfer": "#3a9c5a",
-                    "egress": "#3a9c5a", "none billed": "#cccccc"}
+                    "egress": "#3a9c5a", "none billed": "#cccccc", "Capital": "#6b4c9a", "Staff": "#9a6b4c",
+                    "Power": "#c9a227", "Compute": "#1f5f8b", "Storage": "#d9822b", "Transfer": "#3a9c5a"}
 
 
 def _platforms(frame: pd.DataFrame) -> list[str]:
@@ -90,10 +92,13 @@ def _platforms(frame: pd.DataFrame) -> list[str]:
 
 
 def stage_gantt_figure(stages: pd.DataFrame) -> go.Figure:
-    """One panel per platform: the queue wait and each stage as a bar from start to end (hours),
-    hover naming the resource that bounded it.  Each panel has its own time axis."""
+    """One panel per platform on one shared time axis (hours since submission), so a run of 70 h and one of
+    2,700 h compare by length: the queue wait and each stage as a bar from start to end, hover naming the
+    resource that bounded it."""
     platforms = _platforms(stages)
-    fig = make_subplots(rows=max(1, len(platforms)), cols=1, subplot_titles=platforms, vertical_spacing=0.12)
+    rows = max(1, len(platforms))
+    fig = make_subplots(rows=rows, cols=1, subplot_titles=platforms, shared_xaxes=True,
+                        vertical_spacing=min(0.12, 0.3 / rows))
     stage_names = [s for s in dict.fromkeys(stages["stage"]) if s != "queue wait"]
     colours = {s: STAGE_COLOURS[i % len(STAGE_COLOURS)] for i, s in enumerate(stage_names)}
     colours["queue wait"] = QUEUE_COLOUR
@@ -113,26 +118,42 @@ def stage_gantt_figure(stages: pd.DataFrame) -> go.Figure:
             shown.add(st["stage"])
         order = [s for s in ["queue wait", *stage_names] if s in set(part["stage"])]
         fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(order)), row=row, col=1)
-        fig.update_xaxes(title_text="hours since submission", row=row, col=1)
-    fig.update_layout(barmode="overlay", height=max(320, 210 * len(platforms)),
-                      margin={"l": 90, "r": 20, "t": 40, "b": 40}, legend_title_text="stage")
+    fig.update_xaxes(showticklabels=True, rangemode="tozero")
+    fig.update_xaxes(title_text="time since submission (hours)", row=rows, col=1)
+    fig.update_annotations(font_size=13)
+    fig.update_layout(barmode="overlay", height=max(320, 170 * rows + 90),
+                      margin={"l": 90, "r": 20, "t": 40, "b": 50},
+                      legend={"title": {"text": "stage"}, "orientation": "h", "y": -60 / (170 * rows + 90) - 0.05,
+                              "yanchor": "top"})
     return fig
 
 
 def utilisation_over_time_figure(utilisation: pd.DataFrame) -> go.Figure:
-    """One panel per platform: MB/s in use over time on its busiest resource groups."""
+    """One panel per platform: MB/s in use over time on its busiest resource groups, each panel with its own
+    legend beside it (the resource that bounds the platform is the one that stays at its ceiling)."""
     platforms = _platforms(utilisation)
-    fig = make_subplots(rows=max(1, len(platforms)), cols=1, subplot_titles=platforms, vertical_spacing=0.12)
+    rows = max(1, len(platforms))
+    fig = make_subplots(rows=rows, cols=1, subplot_titles=platforms, vertical_spacing=min(0.14, 0.36 / rows))
     for row, platform in enumerate(platforms, start=1):
         part = utilisation[utilisation["platform"] == platform]
-        for resource, line in part.groupby("resource", sort=False):
+        legend = "legend" if row == 1 else f"legend{row}"
+        for i, (resource, line) in enumerate(part.groupby("resource", sort=False)):
             fig.add_trace(go.Scatter(
-                name=f"{platform}: {resource}", mode="lines", line_shape="hv", x=line["t_h"], y=line["mb_per_s"],
-                hovertemplate=f"{resource}<br>%{{x:.1f}} h: %{{y:.1f}} MB/s<extra>{platform}</extra>",
+                name=resource, mode="lines", line_shape="hv", x=line["t_h"], y=line["mb_per_s"], legend=legend,
+                line={"color": STAGE_COLOURS[i % len(STAGE_COLOURS)]},
+                hovertemplate=f"{resource}<br>%{{x:.1f}} h: %{{y:,.1f}} MB/s<extra>{platform}</extra>",
             ), row=row, col=1)
-        fig.update_yaxes(title_text="MB/s", row=row, col=1)
-        fig.update_xaxes(title_text="hours since submission", row=row, col=1)
-    fig.update_layout(height=max(320, 220 * len(platforms)), margin={"l": 70, "r": 20, "t": 40, "b": 40})
+        fig.update_yaxes(title_text="MB/s", rangemode="tozero", row=row, col=1)
+        fig.update_xaxes(title_text="time since submission (hours)", rangemode="tozero", row=row, col=1)
+    height = 260 * rows
+    layout = {}
+    for row in range(1, rows + 1):
+        axis = fig.layout["yaxis" if row == 1 else f"yaxis{row}"]
+        layout["legend" if row == 1 else f"legend{row}"] = {
+            "y": axis.domain[1], "yanchor": "top", "x": 1.0, "xanchor": "right", "bgcolor": "rgba(255,255,255,0.75)",
+            "font": {"size": 11}}
+    fig.update_annotations(font_size=13)
+    fig.update_layout(height=height, margin={"l": 70, "r": 20, "t": 40, "b": 40}, **layout)
     return fig
 
 
@@ -153,24 +174,60 @@ def cost_breakdown_figure(costs: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def cost_per_year_figure(costs: pd.DataFrame) -> go.Figure:
+    """Horizontal stacked bars: each platform's cost a year by category (fixed costs, and the runs' bills), its
+    total written at the end of the bar so a small one stays readable beside a large one."""
+    platforms = _platforms(costs)
+    fig = go.Figure()
+    for category in dict.fromkeys(costs["category"]):
+        part = costs[costs["category"] == category].set_index("platform").reindex(platforms)
+        if not (part["aud_per_year"].fillna(0) > 0).any():
+            continue
+        fig.add_trace(go.Bar(
+            name=category, orientation="h", y=platforms, x=part["aud_per_year"].fillna(0).tolist(),
+            marker_color=CATEGORY_COLOURS.get(category), legendgroup=category,
+            hovertemplate=f"%{{y}}<br>{category}: AUD %{{x:,.0f}} a year<extra></extra>",
+        ))
+    totals = costs.drop_duplicates("platform").set_index("platform").reindex(platforms)["per_year_aud"]
+    fig.add_trace(go.Scatter(
+        x=totals.tolist(), y=platforms, mode="text", text=[f"  AUD {v:,.0f}" for v in totals],
+        textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False))
+    fig.update_layout(barmode="stack", height=120 + 60 * len(platforms), margin={"l": 10, "r": 90, "t": 10, "b": 50},
+                      xaxis={"title": {"text": "cost a year (AUD)"}, "rangemode": "tozero"},
+                      yaxis={"automargin": True, "autorange": "reversed"},
+                      legend={"orientation": "h", "y": -0.35, "title": {"text": ""}})
+    return fig
+
+
 def distribution_figure(replications: pd.DataFrame, column: str, unit: str) -> go.Figure:
-    """One panel per platform: every replication's value, and P50 with a P10–P90 bar."""
+    """One panel per platform: every replication's value, and P50 with a P10–P90 bar.  Each axis starts at
+    zero (a spread of a few units on a value of thousands is not a spread), and a platform whose replications
+    all agree says so rather than drawing an axis around one point."""
     platforms = _platforms(replications)
-    fig = make_subplots(rows=1, cols=max(1, len(platforms)), subplot_titles=platforms, horizontal_spacing=0.08)
+    fig = make_subplots(rows=1, cols=max(1, len(platforms)), subplot_titles=platforms, horizontal_spacing=0.1)
     for col, platform in enumerate(platforms, start=1):
         values = replications.loc[replications["platform"] == platform, column].astype(float)
         p10, p50, p90 = (float(values.quantile(q)) for q in (0.1, 0.5, 0.9))
         fig.add_trace(go.Scatter(
             name="replications", legendgroup="reps", showlegend=col == 1, mode="markers", x=[platform] * len(values),
             y=values.tolist(), marker={"color": "#1f5f8b", "opacity": 0.5, "size": 8},
-            hovertemplate=f"%{{y:,.2f}} {unit}<extra>{platform}</extra>",
+            hovertemplate=f"%{{y:,.2f}}<extra>{platform}</extra>",
         ), row=1, col=col)
         fig.add_trace(go.Scatter(
             name="P50 (bar: P10–P90)", legendgroup="p50", showlegend=col == 1, mode="markers", x=[platform], y=[p50],
             marker={"color": "#d9822b", "size": 14, "symbol": "diamond"},
             error_y={"type": "data", "symmetric": False, "array": [p90 - p50], "arrayminus": [p50 - p10], "width": 12},
-            hovertemplate=f"P10 {p10:,.2f}<br>P50 {p50:,.2f}<br>P90 {p90:,.2f} {unit}<extra>{platform}</extra>",
+            hovertemplate=f"P10 {p10:,.2f}<br>P50 {p50:,.2f}<br>P90 {p90:,.2f}<extra>{platform}</extra>",
         ), row=1, col=col)
-        fig.update_yaxes(title_text=unit if col == 1 else None, row=1, col=col)
-    fig.update_layout(height=320, margin={"l": 70, "r": 20, "t": 40, "b": 40})
+        top = float(values.max()) if len(values) else 0.0
+        fig.update_yaxes(title_text=unit if col == 1 else None, range=[0, top * 1.15 if top > 0 else 1.0],
+                         tickformat=",.0f" if top >= 10 else None, row=1, col=col)
+        fig.update_xaxes(showticklabels=False, row=1, col=col)
+        if values.max() - values.min() <= 1e-9 * max(1.0, abs(top)):
+            fig.add_annotation(text=f"all {len(values)} alike", showarrow=False, xref=f"x{col if col > 1 else ''} domain",
+                               yref=f"y{col if col > 1 else ''} domain", x=0.5, y=0.97, yanchor="top",
+                               font={"size": 11})
+    fig.update_annotations(font_size=12)
+    fig.update_layout(height=320, margin={"l": 70, "r": 20, "t": 50, "b": 20},
+                      legend={"orientation": "h", "y": -0.08, "yanchor": "top"})
     return fig

@@ -25,6 +25,7 @@ from apps.accounts.workspaces import workspace_for
 from apps.core.jobs import TrackedJobs, superseded
 from apps.core.jobs import dispatch as dispatch_job
 from apps.core.services import node_alive
+from apps.scenarios import describe, summary
 from apps.scenarios.adapters import (
     apply_platform_overrides,
     apply_workload_overrides,
@@ -33,13 +34,14 @@ from apps.scenarios.adapters import (
     workload_dict,
 )
 from apps.scenarios.models import FINISHED, Replication, Scenario, ScenarioPlatform, SimulationRun, Status
+from apps.workloads.schemas import TEMPLATES
 from simulator.model.simulate import replication_seed, simulate, summarise
 
 __all__ = [
     "InvalidScenario", "RunCancelled", "run_inputs", "create_run", "dispatch_run", "execute_replication", "cancel_run",
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
     "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
-    "compare_scenarios", "fail_lost_replications", "ReplicationJobs", "REPLICATION_JOBS",
+    "compare_scenarios", "answer_first", "fail_lost_replications", "ReplicationJobs", "REPLICATION_JOBS",
 ]
 
 #: how often a running replication writes its progress and looks for a cancel (seconds)
@@ -487,8 +489,12 @@ def is_papers_scenario(scenario: Scenario, entries) -> bool:
             and all(not e.options and not e.platform_overrides for e in entries))
 
 
+#: bumped when the cached figures or tables change shape, so scenarios computed before are computed again
+RESULTS_VERSION = 2
+
+
 def _cache_key(entries) -> list:
-    return [[str(e.run_id), e.run.status if e.run else None] for e in entries]
+    return [RESULTS_VERSION, *([str(e.run_id), e.run.status if e.run else None] for e in entries)]
 
 
 def scenario_results(scenario: Scenario) -> dict | None:
@@ -546,8 +552,8 @@ def _build_results(scenario: Scenario, entries) -> dict:
         "gantt": charts.stage_gantt_figure(stages).to_json(),
         "utilisation": charts.utilisation_over_time_figure(adapters.utilisation_frame(medians)).to_json(),
         "costs": charts.cost_breakdown_figure(adapters.cost_frame(medians)).to_json(),
-        "makespan": charts.distribution_figure(replications, "makespan_h", "hours").to_json(),
-        "cost": charts.distribution_figure(replications, "cost_aud", "AUD").to_json(),
+        "makespan": charts.distribution_figure(replications, "makespan_h", "time to result (hours)").to_json(),
+        "cost": charts.distribution_figure(replications, "cost_aud", "cost of a run (AUD)").to_json(),
     }
     bundle["bounds"] = _bound_table(stages)
     if is_papers_scenario(scenario, entries):
@@ -598,53 +604,62 @@ def what_if(scenario: Scenario, *, change: str, user=None, workload_overrides=No
 
 
 def scenario_inputs(scenario: Scenario) -> dict[str, str]:
-    """A scenario's inputs flattened to ``path -> text``, for the input diff."""
-    out = {
-        "workload": scenario.workload.slug, "replications": str(scenario.replications), "seed": str(scenario.seed),
-        "TCO horizon (years)": f"{scenario.tco_years:g}", "epochs per year": f"{scenario.epochs_per_year:g}",
-    }
-    for name, value in sorted((scenario.workload_overrides or {}).items()):
-        out[f"workload parameter {name}"] = f"{value:g}"
-    for e in scenario.entries.select_related("platform"):
-        out[f"{e.platform.slug}"] = "included"
-        _flatten(out, e.platform.slug, {"options": e.options, "overrides": e.platform_overrides})
-    return out
+    """A scenario's inputs as ``label -> text`` with units, for the input diff (see :mod:`apps.scenarios.describe`)."""
+    return describe.scenario_inputs_in_words(scenario)
 
 
-def _flatten(out: dict, prefix: str, value) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _flatten(out, f"{prefix}.{k}", v)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            key = v.get("stage", i) if isinstance(v, dict) else i
-            _flatten(out, f"{prefix}[{key}]", v)
-    elif value is not None:
-        out[prefix] = f"{value:g}" if isinstance(value, float) else str(value)
+#: the outcomes the comparison sets side by side: (label, key in the platform's outcome or cost story, kind)
+COMPARED = [("Time to result (P50)", "makespan_p50_s", "hours"), ("Time to result (P90)", "makespan_p90_s", "hours"),
+            ("Cost per run", "per_run_aud", "aud"), ("Cost per year", "per_year_aud", "aud"),
+            ("Cost of ownership", "tco_aud", "aud"), ("Chance of first", "p_first_near", "share")]
+
+
+def _compared_values(row: dict | None) -> dict:
+    if row is None:
+        return {}
+    cost = row.get("cost") or {}
+    per_run = cost.get("all_in_per_run_aud") if row.get("owned") else cost.get("per_run_aud")
+    return {"makespan_p50_s": row.get("makespan_p50_s"), "makespan_p90_s": row.get("makespan_p90_s"),
+            "per_run_aud": per_run, "per_year_aud": cost.get("per_year_aud"), "tco_aud": cost.get("tco_aud"),
+            "p_first_near": row.get("p_first_near")}
 
 
 def compare_scenarios(a: Scenario, b: Scenario) -> dict:
-    """What changed in the inputs and in the outcomes (P10/P50/P90 makespan and cost per platform)."""
+    """What changed in the inputs (labels and units, the catalogue's value where only one side overrides it), in
+    the outcomes per platform (time, cost per run, per year, of ownership, chance of first) and in the winner."""
     ia, ib = scenario_inputs(a), scenario_inputs(b)
-    inputs = [{"key": k, "a": ia.get(k, "—"), "b": ib.get(k, "—")}
-              for k in sorted(set(ia) | set(ib)) if ia.get(k) != ib.get(k)]
+    defaults = {**describe.catalogue_values(a), **describe.catalogue_values(b)}
+
+    def side(values, key):
+        if key in values:
+            return values[key]
+        return f"{defaults[key]} (catalogue)" if key in defaults else "—"
+
+    inputs = [{"key": k, "a": side(ia, k), "b": side(ib, k)} for k in [*ia, *(k for k in ib if k not in ia)]
+              if ia.get(k) != ib.get(k)]
     ra, rb = scenario_results(a), scenario_results(b)
-    sa = {s["platform"]: s for s in (ra or {}).get("summary", [])}
-    sb = {s["platform"]: s for s in (rb or {}).get("summary", [])}
+    reca = answer_first(a, ra, scoring_section(a, ra), figure=False)["rec"] if ra else None
+    recb = answer_first(b, rb, scoring_section(b, rb), figure=False)["rec"] if rb else None
+    rows_a = {r["slug"]: r for r in (reca or {}).get("rows", [])}
+    rows_b = {r["slug"]: r for r in (recb or {}).get("rows", [])}
+    names = {s["platform"]: s["name"] for s in [*(ra or {}).get("summary", []), *(rb or {}).get("summary", [])]}
     outcomes = []
-    for slug in [*sa, *(k for k in sb if k not in sa)]:
-        x, y = sa.get(slug), sb.get(slug)
-        row = {"platform": slug, "name": (x or y)["name"], "metrics": []}
-        for label, key, kind in [("Makespan P50", "makespan_p50_s", "hours"), ("Makespan P90", "makespan_p90_s", "hours"),
-                                 ("Cost P50", "cost_p50_aud", "aud"), ("Cost P90", "cost_p90_aud", "aud")]:
-            va = (x or {}).get("results", {}) or {}
-            vb = (y or {}).get("results", {}) or {}
+    for slug in names:
+        va, vb = _compared_values(rows_a.get(slug)), _compared_values(rows_b.get(slug))
+        row = {"platform": slug, "name": names[slug], "metrics": []}
+        for label, key, kind in COMPARED:
             av, bv = va.get(key), vb.get(key)
             delta = bv - av if av is not None and bv is not None else None
-            pct = 100.0 * delta / av if delta is not None and av else None
-            row["metrics"].append({"label": label, "kind": kind, "a": av, "b": bv, "delta": delta, "pct": pct})
+            pct = 100.0 * delta / av if delta is not None and av and kind != "share" else None
+            row["metrics"].append({"label": label, "kind": kind, "a": av, "b": bv, "delta": delta, "pct": pct,
+                                   "changed": delta is not None and abs(delta) > 1e-9 * max(1.0, abs(av))})
         outcomes.append(row)
-    return {"a": a, "b": b, "inputs": inputs, "outcomes": outcomes, "ready": ra is not None and rb is not None}
+    winner = None
+    if reca and recb:
+        wa, wb = reca["winner_names"], recb["winner_names"]
+        winner = {"a": wa, "b": wb, "changed": wa != wb, "tie_a": reca["tie"], "tie_b": recb["tie"]}
+    return {"a": a, "b": b, "inputs": inputs, "outcomes": outcomes, "winner": winner,
+            "ready": ra is not None and rb is not None}
 
 
 def scoring_section(scenario: Scenario, results: dict | None) -> dict | None:
@@ -668,9 +683,49 @@ def scenario_page(scenario: Scenario) -> dict:
 
     entries = list(scenario.entries.select_related("platform", "run"))
     results = scenario_results(scenario)
+    scoring = scoring_section(scenario, results)
     what_if_form = WhatIfForm(scenario=scenario)
-    return {
+    context = {
         "scenario": scenario, "entries": entries, "state": scenario_status(scenario), "results": results,
-        "scoring": scoring_section(scenario, results), "what_if_form": what_if_form,
+        "scoring": scoring, "what_if_form": what_if_form, **answer_first(scenario, results, scoring, entries),
         "what_if_suggestions": what_if_form.suggestions(), "what_ifs": list(scenario.what_ifs.all()[:20]),
+        **_inputs_in_words(scenario, entries),
     }
+    if results:
+        names = {e.platform.slug: e.platform.name for e in entries}
+        context["names"] = names
+        figures = dict(results.get("figures") or {})
+        if context.get("cost_figure"):
+            figures["costs"] = context["cost_figure"]
+        context["figures"] = figures
+        context["validation_rows"] = [
+            {**r, "label": summary.validation_label(r["quantity"]), "platform_name": names.get(r["platform"],
+                                                                                               r["platform"])}
+            for r in (results.get("validation") or {}).get("rows", [])]
+    return context
+
+
+def _inputs_in_words(scenario: Scenario, entries) -> dict:
+    params = {p.name: p for p in TEMPLATES.get(scenario.workload.template, ())}
+    changes = [f"{params[k].label if k in params else k.replace('_', ' ')} = "
+               f"{describe.value_text(v, params[k].dimension if k in params else None)}"
+               for k, v in sorted((scenario.workload_overrides or {}).items())]
+    return {"workload_changes": changes,
+            "setups": [{"name": e.platform.name, "url": e.platform.get_absolute_url(),
+                        "lines": describe.setup_lines(e.options, e.platform_overrides)} for e in entries]}
+
+
+def answer_first(scenario: Scenario, results: dict | None, scoring: dict | None, entries=None,
+                 weights: list[float] | None = None, *, figure: bool = True) -> dict:
+    """The recommendation for ``weights`` (the saved ones by default) and the one cost story per platform."""
+    from apps.scenarios import charts
+
+    if results is None or not scoring or scoring.get("error") or scoring["report"].get("error"):
+        return {"rec": None, "outcomes": None}
+    entries = entries if entries is not None else list(scenario.entries.select_related("platform", "run"))
+    rec = summary.recommendation(results, scoring, weights, papers=is_papers_scenario(scenario, entries))
+    outcomes = summary.platform_outcomes(results, scoring)
+    context = {"rec": rec, "outcomes": list(outcomes.values())}
+    if figure:
+        context["cost_figure"] = charts.cost_per_year_figure(summary.cost_frame(outcomes)).to_json()
+    return context

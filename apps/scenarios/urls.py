@@ -15,6 +15,7 @@ urlpatterns = [
     path("scenarios/compare/", views.scenario_compare, name="compare"),
     path("scenarios/<uuid:scenario_id>/", views.scenario_detail, name="scenario"),
     path("scenarios/<uuid:scenario_id>/status/", views.scenario_status, name="scenario_status"),
+    path("scenarios/<uuid:scenario_id>/recommendation/", views.scenario_recommendation, name="recommendation"),
     path("scenarios/<uuid:scenario_id>/run/", views.scenario_run, name="scenario_run"),
     path("scenarios/<uuid:scenario_id>/cancel/", views.scenario_cancel, name="scenario_cancel"),
     path("scenarios/<uuid:scenario_id>/what-if/", views.scenario_what_if, name="scenario_what_if"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -129,6 +130,29 @@ def scenario_detail(request, scenario_id):
     return render(request, "scenarios/scenario_detail.html", services.scenario_page(scenario))
 
 
+def scenario_recommendation(request, scenario_id):
+    """JSON: the recommendation and the aggregates for the weights of the sliders (``weights``: comma-separated,
+    one per criterion), as the page's own HTML so the live page reads exactly as a reload would."""
+    scenario = _scenario(request, scenario_id)
+    results = services.scenario_results(scenario)
+    scoring = services.scoring_section(scenario, results)
+    if results is None or not scoring or scoring.get("error") or scoring["report"].get("error"):
+        return JsonResponse({"error": "this scenario has no ranked results yet"}, status=409)
+    try:
+        weights = [float(w) for w in request.GET.get("weights", "").split(",") if w.strip()]
+    except ValueError:
+        return JsonResponse({"error": "weights: comma-separated numbers, one per criterion"}, status=400)
+    expected = len(scoring["weights"])
+    if len(weights) != expected or any(not 0 <= w <= 1000 for w in weights) or sum(weights) <= 0:
+        return JsonResponse({"error": f"weights: {expected} numbers between 0 and 1000, not all zero"}, status=400)
+    context = services.answer_first(scenario, results, scoring, weights=weights, figure=False)
+    return JsonResponse({
+        "winners": [w["slug"] for w in context["rec"]["winners"]],
+        "recommendation": render_to_string("scenarios/_recommendation.html", context, request=request),
+        "methods": render_to_string("scenarios/_methods.html", context, request=request),
+    })
+
+
 def scenario_status(request, scenario_id):
     return JsonResponse(services.scenario_status(_scenario(request, scenario_id)))
 
@@ -170,7 +194,7 @@ def scenario_what_if(request, scenario_id):
 
 def scenario_compare(request):
     a_id, b_id = request.GET.get("a", ""), request.GET.get("b", "")
-    choices = visible(Scenario.objects.only("id", "name", "created_at"), request.user)[:100]
+    choices = visible(Scenario.objects.only("id", "name", "change", "created_at"), request.user)[:100]
     context = {"choices": choices, "a_id": a_id, "b_id": b_id}
     if a_id and b_id:
         if not (_is_uuid(a_id) and _is_uuid(b_id)):

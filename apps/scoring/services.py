@@ -44,6 +44,8 @@ DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
 #: configurations per Celery task
 CHUNK_SIZE = 8
 REPLICATIONS = 11
+#: bumped when the cached scoring section (its figures) changes shape, so it is computed again
+SECTION_VERSION = 2
 
 
 class InvalidSearch(ValueError):
@@ -140,7 +142,7 @@ def criteria_signature() -> str:
 
     rows = list(Criterion.objects.order_by("pk").values_list("pk", "key", "metric", "direction", "rubric", "weight",
                                                               "enabled"))
-    return hashlib.sha1(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
+    return hashlib.sha1(json.dumps([SECTION_VERSION, rows], sort_keys=True, default=str).encode()).hexdigest()
 
 
 def scenario_scoring(scenario, results: dict | None) -> dict | None:

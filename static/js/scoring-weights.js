@@ -1,4 +1,6 @@
-// Scenario results: draw the radar and TCO curves; weight sliders re-rank the platforms live through /scoring/rerank/ (the server aggregates).
+// Scenario results: draw the radar and cost-of-ownership curves; the weight sliders re-rank live. Each move asks
+// the server for the recommendation and the scores under the new weights, rendered by the page's own templates,
+// so every number that depends on the weights (winner, margin, chances of first, places, ties) changes together.
 (function () {
   "use strict";
   ["radar", "curves"].forEach(function (id) {
@@ -9,36 +11,39 @@
     }
   });
   var form = document.getElementById("weights-form");
-  var rankData = document.getElementById("rank-data");
-  if (!form || !rankData) { return; }
-  var ranks = JSON.parse(rankData.textContent);
-  var table = document.getElementById("aggregate-table");
-  var slugs = Array.prototype.map.call(table.querySelectorAll("thead th[data-slug]"), function (th) { return th.dataset.slug; });
-  var names = {};
-  Array.prototype.forEach.call(table.querySelectorAll("thead th[data-slug]"), function (th) { names[th.dataset.slug] = th.textContent; });
-  var pending = null;
+  if (!form || !form.dataset.url) { return; }
+  var sliders = form.querySelectorAll("input[type=range]");
+  var error = document.getElementById("weights-error");
+  var sent = 0, pending = null;
+  function text(value) { return String(Number(Number(value).toFixed(2))); }
+  function show(slider) {
+    var shown = text(slider.value);
+    slider.parentNode.querySelector("output").textContent = shown;
+    slider.setAttribute("aria-valuetext", shown);
+  }
   function update() {
-    var sliders = form.querySelectorAll("input[type=range]");
-    var weights = Array.prototype.map.call(sliders, function (s) {
-      s.nextElementSibling.textContent = s.value;
-      s.setAttribute("aria-valuetext", s.value);
-      return s.value;
-    });
-    var url = form.dataset.rerankUrl + "?ranks=" + encodeURIComponent(JSON.stringify(ranks)) + "&weights=" + weights.join(",");
-    fetch(url, {headers: {"Accept": "application/json"}})
+    var weights = Array.prototype.map.call(sliders, function (s) { show(s); return s.value; });
+    var mine = ++sent;
+    form.setAttribute("aria-busy", "true");
+    fetch(form.dataset.url + "?weights=" + weights.join(","), {headers: {"Accept": "application/json"}})
       .then(function (r) { return r.json(); })
       .then(function (data) {
-        if (data.error) { form.querySelector(".hint").textContent = data.error; return; }
-        Object.keys(data.aggregates).forEach(function (method) {
-          var row = table.querySelector("tr[data-method='" + method + "']");
-          if (!row) { return; }
-          var cells = row.querySelectorAll("td");
-          slugs.forEach(function (slug, i) { cells[i].textContent = data.aggregates[method][slug].toFixed(4); });
-          row.querySelector("td.order").textContent = data.orders[method].join(" > ");
-        });
-        var winner = document.getElementById("winner");
-        if (winner && data.orders.weighted_sum) { winner.textContent = data.orders.weighted_sum[0]; }
-      });
+        if (mine !== sent) { return; }  // a later move is on its way
+        form.removeAttribute("aria-busy");
+        if (data.error) { error.textContent = data.error; return; }
+        error.textContent = "";
+        document.getElementById("recommendation").innerHTML = data.recommendation;
+        var methods = document.getElementById("methods");
+        if (methods) { methods.innerHTML = data.methods; }
+        form.dataset.winners = data.winners.join(",");
+      })
+      .catch(function () { if (mine === sent) { error.textContent = "Could not re-rank: is the server reachable?"; } });
   }
-  form.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(update, 150); });
+  Array.prototype.forEach.call(sliders, show);
+  // a saved weight between two slider steps snaps to one: rank for what the sliders show
+  if (Array.prototype.some.call(sliders, function (s) { return Number(s.value) !== Number(s.getAttribute("value")); })) {
+    update();
+  }
+  form.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(update, 120); });
+  form.addEventListener("reset", function () { setTimeout(update, 0); });
 })();

@@ -88,11 +88,12 @@ def test_the_demo_runs_on_a_worker_and_its_results_and_comparison_render(page, s
     assert "1 Gb/s link with high variance" in page.text_content("#rank-table")
     weighted = "#aggregate-table tr[data-method='weighted_sum'] td.order"
     before = page.text_content(weighted)
-    assert before.startswith("aws-sydney")
-    for i in range(8):  # all the weight on usability, where Magnus (4) beats AWS (2)
+    assert before.startswith("AWS Sydney (EC2 / EBS / S3) >")
+    assert page.text_content("#winner").strip() == "AWS Sydney (EC2 / EBS / S3)"
+    for i in range(8):  # all the weight on usability, where Magnus and Pleiades (4) beat AWS (2): a tie
         page.locator(f"#weights-form input[name=w{i}]").fill("3" if i == 7 else "0")
-    page.wait_for_function(f"() => document.querySelector(\"{weighted}\").textContent.startsWith('magnus')")
-    assert page.text_content("#winner").strip() == "magnus"
+    page.wait_for_function(f"() => document.querySelector(\"{weighted}\").textContent.startsWith('Magnus')")
+    assert page.text_content("#winner").strip() == "Magnus (Pawsey Cray XC40) and Pleiades (ICRAR departmental cluster)"
     assert _plotted(page, "curves") == 3
     screenshot(page, "scenario-results")
 
@@ -115,15 +116,16 @@ def test_the_demo_runs_on_a_worker_and_its_results_and_comparison_render(page, s
     # what-if: halve Magnus's queue wait, run it, and compare
     page.get_by_role("button", name="Halve the queue wait on Magnus (Pawsey Cray XC40)").click()
     page.wait_for_url(f"{site}/scenarios/compare/?a=*")
-    assert "queue_wait_median" in page.text_content("#input-diff")
+    assert "Magnus (Pawsey Cray XC40): queue wait median" in page.text_content("#input-diff")
     deadline = time.monotonic() + 60
     while page.locator("#compare-pending").count() and time.monotonic() < deadline:
         time.sleep(0.5)
         page.reload()
     assert page.locator("#compare-pending").count() == 0
-    magnus_rows = page.locator("#outcome-diff tbody tr").filter(has_text="Makespan P50")
-    assert magnus_rows.count() == 3
-    assert "−" in page.locator("#outcome-diff tbody tr").nth(4).text_content()  # Magnus: shorter with half the wait
+    p50_rows = page.locator("#outcome-diff tbody tr").filter(has_text="Time to result (P50)")
+    assert p50_rows.count() == 3
+    magnus = p50_rows.filter(has_text="Magnus (Pawsey Cray XC40)")
+    assert "−" in magnus.text_content()  # Magnus: shorter with half the wait
     screenshot(page, "scenario-compare")
 
 

@@ -99,6 +99,33 @@ def aud(value) -> str:
 
 
 @register.filter
+def money(value) -> str:
+    """AUD with the precision a decision needs: whole dollars from AUD 10 up ("AUD 133,000"), cents below."""
+    if value is None or value == "":
+        return "—"
+    value = float(value)
+    if value == 0:
+        return "AUD 0"
+    return f"AUD {value:,.0f}" if abs(value) >= 10 else f"AUD {value:,.2f}"
+
+
+@register.filter
+def money_or_dash(value) -> str:
+    """Like :func:`money`, with a dash for nothing (a table of mostly-zero costs reads faster)."""
+    if value is None or value == "" or float(value) == 0:
+        return "–"
+    return money(value)
+
+
+@register.filter
+def weight(value) -> str:
+    """A criterion weight as its slider shows it: "1", "0.25", "3.43"."""
+    if value is None or value == "":
+        return "—"
+    return f"{float(value):.2f}".rstrip("0").rstrip(".")
+
+
+@register.filter
 def percent(value) -> str:
     if value is None or value == "":
         return "—"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from apps.core.templatetags.skyplan import aud, hours
+from apps.core.templatetags.skyplan import aud, hours, money
 
 register = template.Library()
 
@@ -24,3 +24,21 @@ def signed_aud(value) -> str:
         return "—"
     value = float(value)
     return ("+" if value > 0 else "−" if value < 0 else "±") + aud(abs(value))
+
+
+@register.filter
+def signed_money(value) -> str:
+    """A difference of AUD with its sign, at the precision of :func:`money`: "+AUD 51", "−AUD 1,163"."""
+    if value is None or value == "":
+        return "—"
+    value = float(value)
+    return ("+" if value > 0 else "−" if value < 0 else "±") + money(abs(value))
+
+
+@register.filter
+def signed_points(value) -> str:
+    """A difference of two shares in percentage points: "+12 pts"."""
+    if value is None or value == "":
+        return "—"
+    points = 100 * float(value)
+    return ("+" if points > 0.5 else "−" if points < -0.5 else "±") + f"{abs(points):.0f} pts"

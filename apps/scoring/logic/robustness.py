@@ -16,8 +16,8 @@ import numpy as np
 
 from .aggregate import METHODS, check_weights
 
-__all__ = ["Flip", "winners", "weight_flip", "one_at_a_time", "first_place_probability", "kendall_tau_b",
-           "method_agreement"]
+__all__ = ["Flip", "winners", "tiers", "weight_flip", "slider_margin", "weight_verdict", "one_at_a_time",
+           "first_place_probability", "kendall_tau_b", "method_agreement"]
 
 #: resolution of the scan over a criterion's weight before refining by bisection
 SCAN_STEPS = 200
@@ -40,6 +40,17 @@ def winners(scores: dict[str, list[int]], weights: list[float], method: str = "w
     values = METHODS[method](scores, weights)
     top = max(values.values())
     return sorted(p for p, v in values.items() if math.isclose(v, top, rel_tol=1e-12, abs_tol=1e-12))
+
+
+def tiers(values: dict[str, float]) -> list[list[str]]:
+    """Platforms best first, equal values (to rounding) sharing a tier: ``[["a", "b"], ["c"]]`` reads a = b > c."""
+    out: list[list[str]] = []
+    for p in sorted(values, key=lambda p: (-values[p], p)):
+        if out and math.isclose(values[p], values[out[-1][0]], rel_tol=1e-9, abs_tol=1e-12):
+            out[-1].append(p)
+        else:
+            out.append([p])
+    return out
 
 
 def _with_weight(w: list[float], j: int, x: float) -> list[float]:
@@ -85,6 +96,47 @@ def weight_flip(scores, weights, method="weighted_sum") -> list[Flip | None]:
     return out
 
 
+def slider_margin(scores, raw_weights, method="weighted_sum") -> dict | None:
+    """The smallest one-criterion change that changes the winner, told in the raw weights a user sets (moving
+    that one weight, the others unchanged, is the same weighting as :func:`weight_flip`'s rescaled one).
+
+    Returns ``{"criterion", "from_weight", "to_weight", "tie", "tied", "after"}``: at ``to_weight`` the platforms
+    ``tied`` share first place when ``tie``; ``after`` wins past it.  None when no single weight changes the
+    winner, or when only a weighting with every other weight at zero would."""
+    w = check_weights(raw_weights, len(next(iter(scores.values()))))
+    base = winners(scores, w, method)
+    best = None
+    for flip in weight_flip(scores, raw_weights, method):
+        if flip is None:
+            continue
+        j, x = flip.criterion, flip.to_weight
+        others = sum(raw_weights) - raw_weights[j]
+        if others <= 0 or x >= 1:
+            continue
+        to_raw = x * others / (1.0 - x)
+        if best is None or abs(to_raw - raw_weights[j]) < abs(best["to_weight"] - best["from_weight"]):
+            step = 1e-6 if x > flip.from_weight else -1e-6
+            at = winners(scores, _with_weight(w, j, x), method)
+            after = winners(scores, _with_weight(w, j, min(1.0, max(0.0, x + step))), method)
+            best = {"criterion": j, "from_weight": float(raw_weights[j]), "to_weight": to_raw,
+                    "tie": len(at) > 1, "tied": at, "after": after, "base": base}
+    return best
+
+
+def weight_verdict(scores, raw_weights, method="weighted_sum", samples=2000, seed=0) -> dict:
+    """Everything on a results page that follows the weights: the aggregate of every platform, the order in tiers
+    (ties shared), the winner(s), the smallest change that flips them and each platform's probability of ranking
+    first for weights near these."""
+    values = METHODS[method](scores, raw_weights)
+    order = tiers(values)
+    return {
+        "method": method, "values": values, "tiers": order, "winners": order[0],
+        "margin": slider_margin(scores, raw_weights, method) if len(scores) > 1 else None,
+        "p_first_near": first_place_probability(scores, raw_weights, method, samples=samples, seed=seed,
+                                                concentration=10.0),
+    }
+
+
 def one_at_a_time(scores, weights, method="weighted_sum", factors=(0.5, 0.75, 1.25, 1.5, 2.0)):
     """For each criterion and factor: the winner(s) when that criterion's raw weight is multiplied."""
     rows = []
@@ -110,6 +162,12 @@ def first_place_probability(scores, weights=None, method="weighted_sum", samples
         alpha = np.maximum(np.array(w) * concentration * n, 1e-3)
     rng = np.random.default_rng(seed)
     draws = rng.dirichlet(alpha, size=samples)
+    if method == "weighted_sum":  # linear in the weights: every draw at once (the results page's sliders wait on it)
+        values = draws / draws.sum(axis=1, keepdims=True) @ np.array([scores[p] for p in names], dtype=float).T
+        top = values.max(axis=1, keepdims=True)
+        first = np.isclose(values, top, rtol=1e-12, atol=1e-12)
+        shares = (first / first.sum(axis=1, keepdims=True)).sum(axis=0)
+        return {p: float(shares[i]) / samples for i, p in enumerate(names)}
     counts = dict.fromkeys(names, 0.0)
     for row in draws:
         win = winners(scores, [float(x) for x in row], method)

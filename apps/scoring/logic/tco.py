@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from .inputs import PlatformInputs
 
-__all__ = ["Horizon", "TcoLine", "TcoYear", "TcoResult", "tco", "break_even"]
+__all__ = ["Horizon", "TcoLine", "TcoYear", "TcoResult", "tco", "break_even", "FIXED_CATEGORIES", "RUN_CATEGORIES",
+           "cost_story"]
 
 BYTES_PER_GB = 1e9
 BYTES_PER_TB = 1e12
@@ -157,3 +158,44 @@ def break_even(owned: TcoResult, rented: TcoResult, epochs_per_year: int) -> dic
             return {"epoch": epoch, "year": (epoch - 1) // epochs_per_year + 1,
                     "owned_aud": pairs[i][0][1], "rented_aud": pairs[i][1][1]}
     return None
+
+
+#: what an owner pays each year whether or not the pipeline runs
+FIXED_CATEGORIES = ("capital", "staff", "power")
+#: what each run adds (the shown category, and the cost-line categories folded into it)
+RUN_CATEGORIES = {"compute": ("compute",), "storage": ("storage", "iops"), "transfer": ("egress", "transfer")}
+HOURS_PER_YEAR = 8760.0
+
+
+def cost_story(result: dict, epochs_per_year: int, run_hours: float | None = None) -> dict:
+    """One platform's costs told once, from its first TCO year (``result`` is ``asdict(TcoResult)``): the fixed
+    costs per year by category, each run's bill by category, and what they add up to, so that
+    ``per_run_aud × runs_per_year + fixed_per_year_aud == per_year_aud`` and the years sum to ``tco_aud``.
+
+    ``run_hours`` (the run's length) gives the share of a year the run occupies the platform and the fixed
+    costs over that share (what an owned cluster's run "costs" its owner besides nothing billed)."""
+    first = result["years"][0]
+    fixed = dict.fromkeys(FIXED_CATEGORIES, 0.0)
+    usage = dict.fromkeys(RUN_CATEGORIES, 0.0)
+    folded = {c: shown for shown, cats in RUN_CATEGORIES.items() for c in cats}
+    for line in first["lines"]:
+        if line["category"] in fixed:
+            fixed[line["category"]] += line["aud"]
+        else:
+            usage[folded.get(line["category"], "compute")] += line["aud"]
+    per_run = {k: v / epochs_per_year for k, v in usage.items()}
+    fixed_total = sum(fixed.values())
+    per_run_total = sum(per_run.values())
+    story = {
+        "fixed_per_year": fixed, "fixed_per_year_aud": fixed_total, "per_run": per_run, "per_run_aud": per_run_total,
+        "runs_per_year": epochs_per_year, "per_year_aud": first["total_aud"],
+        "all_in_per_run_aud": first["total_aud"] / epochs_per_year, "tco_aud": result["total_aud"],
+        "years": len(result["years"]), "same_every_year": all(
+            abs(y["total_aud"] - first["total_aud"]) <= 1e-6 * max(1.0, first["total_aud"]) for y in result["years"]),
+        "run_hours": run_hours, "year_share": None, "fixed_over_run_aud": None,
+    }
+    if run_hours is not None and fixed_total:
+        share = min(1.0, run_hours / HOURS_PER_YEAR)
+        story["year_share"] = share
+        story["fixed_over_run_aud"] = share * (fixed["staff"] + fixed["power"])
+    return story
