@@ -7,10 +7,17 @@ progress per chunk, cancel, and whichever chunk finishes last computes the resul
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import uuid
 from dataclasses import asdict
+from datetime import timedelta
 
+import orjson
+from celery import current_app
 from django.db import transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerUnreachable
 
 from apps.accounts.workspaces import workspace_for
 from apps.core.jobs import TrackedJobs, superseded
@@ -34,10 +41,10 @@ from apps.scoring.logic.search import (
     validate_space,
 )
 from apps.scoring.logic.tco import Horizon, break_even, tco
-from apps.scoring.models import FINISHED, ConfigurationSearch, Criterion, SearchChunk, Status
+from apps.scoring.models import FINISHED, ConfigurationSearch, Criterion, ScoreReport, SearchChunk, Status
 from simulator.model.catalogue import platform_from_dict, workload_from_dict
 
-__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "report_from_runs", "scenario_scoring", "rerank", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
+__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "report_from_runs", "scenario_scoring", "rerank", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
            "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE"]
 
 DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
@@ -86,6 +93,66 @@ def score_report(workload, platform_slugs=None, *, criteria=None, method="weight
     runs = adapters.simulate_epochs(platforms, workload, replications=replications, seed=seed)
     return report_from_runs(workload, platforms, runs, specs, method=method, samples=samples, seed=seed,
                             replications=replications, horizon=horizon)
+
+
+log = logging.getLogger(__name__)
+
+#: a report not finished this long after it was asked for is sent to a worker again (its task was lost)
+REPORT_RESEND_AFTER = timedelta(minutes=10)
+
+
+def requested_report(workload, platform_slugs=None, *, method="weighted_sum", samples=2000, seed=0,
+                     replications=REPLICATIONS, horizon: dict | None = None, user=None) -> ScoreReport:
+    """The scoring report for these inputs: the one kept from an earlier request, or a new one sent to a worker.
+    Never computes it here (it simulates every platform's epoch: seconds).  Bad inputs raise ValueError naming the
+    field, as :func:`score_report` does."""
+    platforms = _platforms(platform_slugs, user)
+    _specs(None, method)
+    horizon = {k: v for k, v in (horizon or {}).items() if v is not None}
+    default_horizon(workload, **horizon).check()
+    params = {"platforms": [p.slug for p in platforms], "method": method, "samples": samples, "seed": seed,
+              "replications": replications, "horizon": horizon}
+    depends_on = {"params": params, "workload": workload_dict(workload), "criteria": criteria_signature(),
+                  "platforms": [platform_dict(p) for p in platforms]}
+    key = hashlib.sha256(orjson.dumps(depends_on, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    row, created = ScoreReport.objects.get_or_create(key=key, defaults={"workload": workload, "params": params})
+    if created or (row.status != Status.SUCCEEDED and row.created_at < timezone.now() - REPORT_RESEND_AFTER):
+        _send_report(row)
+    return row
+
+
+def _send_report(row: ScoreReport) -> None:
+    task_id = str(uuid.uuid4())
+    ScoreReport.objects.filter(pk=row.pk).update(task_id=task_id, status=Status.QUEUED, error="",
+                                                 created_at=timezone.now())
+    row.task_id, row.status = task_id, Status.QUEUED
+
+    def send():
+        try:
+            current_app.send_task("scoring.compute_report", args=[row.pk], task_id=task_id)
+        except BrokerUnreachable:
+            log.warning("broker unreachable: score report %s is sent again in %s", row.pk, REPORT_RESEND_AFTER)
+
+    transaction.on_commit(send)
+
+
+def execute_report(report_id: int, task_id: str | None = None) -> str:
+    """Compute and keep the scoring report ``report_id`` (on a worker); returns its status.  Does nothing when it
+    is finished or when another task was sent for it since."""
+    row = ScoreReport.objects.select_related("workload").get(pk=report_id)
+    if row.status == Status.SUCCEEDED or superseded(row, task_id):
+        return row.status
+    ScoreReport.objects.filter(pk=row.pk).update(status=Status.RUNNING)
+    p = row.params
+    try:
+        report = score_report(row.workload, p["platforms"], method=p["method"], samples=p["samples"], seed=p["seed"],
+                              replications=p["replications"], horizon=p["horizon"])
+    except (ValueError, KeyError, ZeroDivisionError) as exc:
+        ScoreReport.objects.filter(pk=row.pk).update(status=Status.FAILED, error=str(exc), finished_at=timezone.now())
+        return Status.FAILED
+    ScoreReport.objects.filter(pk=row.pk).update(status=Status.SUCCEEDED, report=orjson.loads(orjson.dumps(report)),
+                                                 error="", finished_at=timezone.now())
+    return Status.SUCCEEDED
 
 
 def _specs(criteria, method):

@@ -6,9 +6,9 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from apps.core.jobs import DB_RETRY
-from apps.scoring.services import execute_chunk
+from apps.scoring.services import execute_chunk, execute_report
 
-__all__ = ["run_search_chunk"]
+__all__ = ["run_search_chunk", "compute_report"]
 
 
 @shared_task(name="scoring.run_search_chunk", bind=True, acks_late=True, time_limit=3600, soft_time_limit=3550,
@@ -16,3 +16,10 @@ __all__ = ["run_search_chunk"]
 def run_search_chunk(self, search_id: str, index: int) -> str:
     """Evaluate chunk ``index`` of configuration search ``search_id``; returns its status."""
     return execute_chunk(search_id, index, task_id=self.request.id)
+
+
+@shared_task(name="scoring.compute_report", bind=True, acks_late=True, time_limit=1800, soft_time_limit=1750,
+             autoretry_for=(OperationalError, InterfaceError), **DB_RETRY)
+def compute_report(self, report_id: int) -> str:
+    """Compute the scoring report ``report_id`` on this worker; returns its status."""
+    return execute_report(report_id, task_id=self.request.id)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("criteria/reset/", views.criteria_reset, name="criteria_reset"),
     path("workloads/<slug:slug>/", views.score, name="score"),
     path("workloads/<slug:slug>/tco/", views.tco, name="tco"),
+    path("reports/<int:pk>/status/", views.report_status, name="report_status"),
     path("rerank/", views.rerank, name="rerank"),
     path("searches/", views.searches, name="searches"),
     path("searches/<uuid:search_id>/", views.search_detail, name="search"),

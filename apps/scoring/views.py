@@ -17,7 +17,7 @@ from apps.core import jsonbounds
 from apps.scoring import services
 from apps.scoring.charts import pareto_figure, radar_figure, tco_figure
 from apps.scoring.forms import DEMO_SPACE, CriterionForm, ScoreForm, SearchForm, TcoForm
-from apps.scoring.models import ConfigurationSearch, Criterion
+from apps.scoring.models import ConfigurationSearch, Criterion, ScoreReport
 from apps.workloads.models import Workload
 
 
@@ -27,21 +27,37 @@ def index(request):
 
 
 def _report(request, workload, form_class, **extra):
+    """The form and the scoring report it asks for: kept from an earlier request, or being computed on a worker
+    (``pending``: the page polls and reloads when it is ready)."""
     form = form_class(request.GET or None, user=request.user)
-    context = {"workload": workload, "form": form, "report": None}
+    context = {"workload": workload, "form": form, "report": None, "pending": None, "failed": ""}
     if request.GET and not form.is_valid():
         return context
     data = form.cleaned_data if request.GET else {}
     slugs = [p.slug for p in data.get("platform") or []] or None
     horizon = {k: data.get(k) for k in ("years", "epochs_per_year", "growth_per_epoch", "egress_gb_per_epoch")}
     try:
-        context["report"] = services.score_report(workload, slugs, method=data.get("method") or "weighted_sum",
-                                                  seed=data.get("seed") or 0, horizon=horizon, user=request.user,
-                                                  **extra)
+        row = services.requested_report(workload, slugs, method=data.get("method") or "weighted_sum",
+                                        seed=data.get("seed") or 0, horizon=horizon, user=request.user, **extra)
     except ValueError as exc:
         field = str(exc).split(":", 1)[0]
         form.add_error(field if field in form.fields else None, str(exc))
+        return context
+    if row.status == ScoreReport.Status.SUCCEEDED:
+        context["report"] = row.report
+    elif row.is_finished:
+        context["failed"] = row.error or "the report could not be computed"
+    else:
+        context["pending"] = row
     return context
+
+
+def report_status(request, pk):
+    """Whether a scoring report is ready (polled by the scoring pages while a worker computes it)."""
+    row = get_object_or_404(ScoreReport.objects.only("status"), pk=pk)
+    done = 1 if row.status == ScoreReport.Status.SUCCEEDED else 0
+    return JsonResponse({"status": row.status, "progress": float(done), "done": done, "total": 1,
+                         "finished": row.is_finished})
 
 
 def score(request, slug):

@@ -113,7 +113,7 @@ NOT_OWNED = {
     "member_remove", "platforms:list", "workloads:list", "workloads:detail",
     "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
     "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:score",
-    "scoring:tco", "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
+    "scoring:tco", "scoring:report_status", "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
     "benchmarks:list",
 }
 #: URLs that change what every workspace shares (not one workspace's object): staff only, whatever the workspace

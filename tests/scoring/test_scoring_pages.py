@@ -5,7 +5,19 @@ import json
 import pytest
 from django.urls import reverse
 
-from apps.scoring.models import ConfigurationSearch, Criterion
+from apps.scoring.models import ConfigurationSearch, Criterion, ScoreReport
+from apps.scoring.services import execute_report
+from tests.worker_processes import wait_for
+
+
+def _computed(client, url, params):
+    """The page once its report is computed: the first request only asks a worker (here: this process) for it."""
+    first = client.get(url, params)
+    assert first.status_code == 200 and 'id="run-status"' in first.content.decode()
+    row = ScoreReport.objects.get()
+    assert row.status == "queued" and row.report is None
+    assert execute_report(row.pk) == "succeeded"
+    return client.get(url, params)
 
 
 @pytest.mark.django_db
@@ -16,8 +28,8 @@ def test_it_seeds_the_papers_eight_criteria():
 
 
 def test_it_shows_the_radar_ranks_and_comparison(logged_in, catalogue):
-    r = logged_in.get(reverse("scoring:score", args=["chiles-epoch1"]), {"platform": ["magnus", "aws-sydney"]})
-    assert r.status_code == 200
+    r = _computed(logged_in, reverse("scoring:score", args=["chiles-epoch1"]), {"platform": ["magnus", "aws-sydney"]})
+    assert r.status_code == 200 and 'id="run-status"' not in r.content.decode()
     body = r.content.decode()
     assert 'id="radar-data"' in body and "rank-table" in body and "comparison-table" in body
     assert "1 Gb/s link with high variance" in body
@@ -33,7 +45,7 @@ def test_it_puts_bad_score_input_next_to_the_field(logged_in, catalogue):
 
 def test_it_shows_tco_and_refuses_a_bad_horizon(logged_in, catalogue):
     url = reverse("scoring:tco", args=["chiles-epoch1"])
-    r = logged_in.get(url, {"years": "3", "epochs_per_year": "2", "growth_per_epoch": "0.1", "method": "topsis"})
+    r = _computed(logged_in, url, {"years": "3", "epochs_per_year": "2", "growth_per_epoch": "0.1", "method": "topsis"})
     assert r.status_code == 200
     assert 'id="curves-data"' in r.content.decode() and "break-even" in r.content.decode()
     r = logged_in.get(url, {"years": "0", "epochs_per_year": "x", "growth_per_epoch": "-5", "method": "topsis"})
@@ -125,3 +137,36 @@ def test_it_refuses_a_bad_search_space_next_to_the_field(logged_in, catalogue):
     body = r.content.decode()
     assert "Space: not valid JSON" in body and "greater than or equal to 0.001" in body
     assert not ConfigurationSearch.objects.exists()
+
+
+def test_the_same_request_finds_the_kept_report_and_an_edit_asks_for_a_new_one(logged_in, catalogue):
+    url = reverse("scoring:score", args=["chiles-epoch1"])
+    _computed(logged_in, url, {"platform": ["magnus"]})
+    ScoreReport.objects.update(task_id="kept")
+    r = logged_in.get(url, {"platform": ["magnus"]})  # served from the kept report, nothing sent again
+    assert "rank-table" in r.content.decode() and 'id="run-status"' not in r.content.decode()
+    assert list(ScoreReport.objects.values_list("task_id", flat=True)) == ["kept"]
+    Criterion.objects.filter(key="usability").update(weight=3.0)  # the criteria changed: a new report
+    r = logged_in.get(url, {"platform": ["magnus"]})
+    assert 'id="run-status"' in r.content.decode() and ScoreReport.objects.count() == 2
+    status = logged_in.get(reverse("scoring:report_status", args=[ScoreReport.objects.first().pk])).json()
+    assert status == {"status": "queued", "progress": 0.0, "done": 0, "total": 1, "finished": False}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.worker
+def test_a_worker_computes_the_report_the_page_asked_for(celery_worker_process, client, user):
+    from django.conf import settings
+
+    from apps.core.catalogue import load_catalogue
+
+    load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+    client.force_login(user)
+    url = reverse("scoring:score", args=["chiles-epoch1"])
+    r = client.get(url, {"platform": ["magnus", "aws-sydney"]})
+    assert 'id="run-status"' in r.content.decode()
+    row = ScoreReport.objects.get()
+    wait_for(lambda: ScoreReport.objects.get(pk=row.pk).is_finished, 300, "the worker to compute the report")
+    assert client.get(reverse("scoring:report_status", args=[row.pk])).json()["finished"] is True
+    r = client.get(url, {"platform": ["magnus", "aws-sydney"]})
+    assert 'id="radar-data"' in r.content.decode() and "rank-table" in r.content.decode()
