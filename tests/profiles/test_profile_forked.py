@@ -50,3 +50,15 @@ def test_line_by_line_and_vectorised_paths_agree_on_forked_readers(samples, monk
     monkeypatch.setattr(strace, "scan", lambda data: None)
     slow = analyse(parse(samples / "forked_read.strace"))["summary"]
     assert fast["ops"] == slow["ops"] and fast["bytes"] == slow["bytes"]
+
+
+def test_split_calls_of_several_processes_are_joined_by_the_vectorised_path(samples):
+    from apps.profiles.parsers.stracescan import scan
+
+    data = (samples / "forked_read.strace").read_bytes()
+    sc = scan(data)
+    # each '<unfinished ...>' pread joined to its '<... pread64 resumed>' line of the same process
+    unfinished = data.count(b"pread64(3,  <unfinished ...>")
+    assert unfinished > 100
+    assert int(sc.skip.sum()) == unfinished
+    assert int((sc.pair_prev >= 0).sum()) > 0  # other split calls (mmap, wait4) joined for counting

@@ -675,7 +675,7 @@ def _scan_pairs(sc: Scan, h: np.ndarray, hot: np.ndarray) -> tuple[np.ndarray, n
     group's first line (in trace order), and each hot line's group; None when two paths of a group differ
     in bytes its fingerprint does not cover (the caller then parses the chunk line by line)."""
     pid_h, fd_h = sc.pid[h], sc.fd[h]
-    seg = np.cumsum(~hot)[h]
+    seg = np.cumsum(~hot & ~sc.skip & ~sc.quiet)[h]
     key = ((pid_h << 24) | fd_h).view(np.uint64)
     plen = (sc.path_end - sc.path_start)[h]
     if plen.any():  # -y: the path is part of the key, by a hash of its length and first and last 8 bytes
@@ -708,15 +708,48 @@ def _scan_pairs(sc: Scan, h: np.ndarray, hot: np.ndarray) -> tuple[np.ndarray, n
 _H = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 
 
+#: calls the tracker acts on (descriptor tables, offsets, processes): never counted without being read
+_FOLLOWED = set(_RW) | _OPENS | _DUPS | _FORKS | {"close", "lseek", "fcntl", "pipe", "pipe2", "socket", "socketpair",
+                                                  "accept", "accept4", "eventfd2", "epoll_create1"}
+
+
+def _quiet_calls(sc: Scan, data: bytes) -> tuple[np.ndarray, dict[str, int]]:
+    """Whole lines of calls the tracker does not follow (stat, mmap, chmod, ...), to be counted by name at once
+    rather than read line by line: their mask (also kept as ``sc.quiet``) and the count per name."""
+    quiet = np.zeros(sc.n, dtype=bool)
+    counted: dict[str, int] = {}
+    if sc.whole is None:
+        sc.quiet = quiet
+        return quiet, counted
+    # whole calls, and resumed halves joined to their start (the call counted once, at its end)
+    cand = np.flatnonzero(sc.whole | (sc.pair_prev >= 0))
+    if len(cand):
+        keys, first, counts = np.unique(sc.name_key[cand], return_index=True, return_counts=True)
+        names = [data[a - SCAN_PAD:b - SCAN_PAD].decode("latin-1")
+                 for a, b in zip(sc.name_start[cand[first]].tolist(), sc.name_end[cand[first]].tolist(), strict=True)]
+        keep = np.array([nm not in _FOLLOWED and nm.replace("_", "").isalnum() for nm in names], dtype=bool)
+        if keep.any():
+            chosen = cand[np.isin(sc.name_key[cand], keys[keep])]
+            quiet[chosen] = True
+            starts = sc.pair_prev[chosen]
+            quiet[starts[starts >= 0]] = True
+            counted = {nm: c for nm, c, k in zip(names, counts.tolist(), keep.tolist(), strict=True) if k}
+    sc.quiet = quiet
+    return quiet, counted
+
+
 def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: bytes, first: int) -> np.ndarray | None:
     """Parse a chunk :func:`~.stracescan.scan` has tokenised: its plain reads and writes at once with numpy,
     the other lines one by one in trace order between them.  Returns the chunk's access rows (see
     :class:`_Tracker`) in trace order, or None (nothing done) when the chunk must go line by line."""
     hot = sc.hot
     h = np.flatnonzero(hot)
+    quiet, quiet_counts = _quiet_calls(sc, data)
     pairs = _scan_pairs(sc, h, hot)
     if pairs is None:
         return None
+    for nm, count in quiet_counts.items():
+        hot_calls[nm] = hot_calls.get(nm, 0) + count
     _seg, first_at, pair_of = pairs
     clock = sc.clock
     if not sc.absolute:  # -tt: seconds of the day; a step back of more than 12 h is the next day
@@ -735,7 +768,11 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         stamp = data[:data.find(b"\n")].split()[1].decode("latin-1")
         raise ParseError(tr.filename, first, _mixed_clocks(st.flags["absolute_time"], stamp))
     t = clock - st.t0
-    others = np.flatnonzero(~hot).tolist()
+    for pid in set(np.unique(sc.pid[quiet]).tolist()) - tr.pids:  # processes seen only in quiet lines so far
+        st.flags["pids"] = True
+        tr.pids.add(pid)
+        tr.table(pid)
+    others = np.flatnonzero(~hot & ~sc.skip & ~quiet).tolist()
     # the open file description of each hot line, from the descriptor tables as they stand at that line:
     # one lookup per (stretch between two other lines, pid, fd, path), in trace order
     pid_h, fd_h = sc.pid[h], sc.fd[h]
@@ -777,7 +814,7 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         _chunk_by_lines(tr, st, hot_calls, [line], first + j, t_list[j])
         if len(rows) > before:
             row_lines.extend([j] * ((len(rows) - before) // ROW_FIELDS))
-    st.lines += len(h)
+    st.lines += len(h) + int(np.count_nonzero(sc.skip)) + int(np.count_nonzero(quiet))
     st.t_last = float(t[-1])
     # the hot lines' rows
     pair = rank[pair_of]
@@ -792,7 +829,7 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     k = np.flatnonzero(keep)
     positional = name[k] >= 2
     hot_rows = np.column_stack([
-        idx[k], positional, np.where(positional, sc.offset[h][k], np.nan), n_bytes[k], t[h][k], sc.dur[h][k],
+        idx[k], positional, np.where(positional, sc.offset[h][k], np.nan), n_bytes[k], t[sc.partner[h]][k], sc.dur[h][k],
         name[k] % 2, pid_h[k],
     ]).astype(float)
     if not rows:
@@ -800,6 +837,13 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     other_rows = np.array(rows, dtype=float).reshape(-1, ROW_FIELDS)
     lines_of = np.concatenate([h[k], np.array(row_lines, dtype=np.int64)])
     return np.concatenate([hot_rows, other_rows])[np.argsort(lines_of, kind="stable")]
+
+
+def _vectorised_lines(sc: Scan) -> int:
+    """How many of a scanned chunk's lines the vectorised path reads without the per-line parser (at most)."""
+    joined = 2 * int(np.count_nonzero(sc.pair_prev >= 0)) if sc.pair_prev is not None else 0
+    whole = int(np.count_nonzero(sc.whole)) if sc.whole is not None else 0
+    return int(np.count_nonzero(sc.hot)) + int(np.count_nonzero(sc.skip)) + whole + joined
 
 
 def parse_strace(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
@@ -817,7 +861,7 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
     for _, data in _terminal_notes(read_byte_chunks(path, progress, limit=limit), st):
         sc = scan(data)
         rows = None
-        if sc is not None and 2 * int(np.count_nonzero(sc.hot)) >= sc.n:
+        if sc is not None and 2 * _vectorised_lines(sc) >= sc.n:
             rows = _chunk_by_scan(tr, st, hot_calls, sc, data, first)
         if rows is None:  # another layout, or few plain reads and writes: line by line
             _chunk_by_lines(tr, st, hot_calls, data.decode("latin-1").splitlines(), first)

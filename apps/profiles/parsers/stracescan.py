@@ -3,8 +3,12 @@
 :func:`scan` looks at every line of a chunk at once and returns, per line, its PID and time
 stamp and — for the lines that are plain ``read``/``write``/``pread64``/``pwrite64`` calls on a
 numeric descriptor, with or without its ``-y`` path (the bulk of an I/O trace) — the call,
-descriptor, where its path is, result, offset and duration.  Other lines (opens, seeks, closes,
-unfinished calls, signals) are marked for the per-line parser.  It returns ``None`` when the chunk is
+descriptor, where its path is, result, offset and duration.  A hot call strace split in an
+``<unfinished ...>`` line and a ``<... name resumed>`` line of the same PID is joined (the pair is read
+as one call at its resumed line, with its start's time stamp, descriptor and path).  Other whole calls
+and other joined pairs are keyed by their name, so the caller can count those it does not follow without
+reading them.  The rest (opens, seeks, closes, signals, halves without their pair) are marked for the
+per-line parser.  It returns ``None`` when the chunk is
 not in the one layout it knows (``PID SP TIME SP ...`` with ``-tt`` or ``-ttt`` microsecond
 stamps on every line), and the caller parses that chunk line by line as before.
 
@@ -38,6 +42,9 @@ _SP, _NL, _LT, _GT, _EQ, _COMMA, _PAREN, _CPAREN, _COLON, _DOT = (ord(c) for c i
 #: the first 8 bytes of "name(" for each hot call, little-endian, and how many of them to compare
 _NAME_WORDS = [(int.from_bytes((n + "(").encode()[:8].ljust(8, b"\0"), "little"), min(len(n) + 1, 8), len(n))
                for n in HOT_NAMES]
+#: "<... " opening a resumed half, and the 16 bytes ending an unfinished one ("<unfinished ...>")
+_RESUMED_WORD = int.from_bytes(b"<... ", "little")
+_UNFINISHED_WORDS = (int.from_bytes(b"<unfinis", "little"), int.from_bytes(b"hed ...>", "little"))
 
 
 @dataclass
@@ -63,6 +70,19 @@ class Scan:
     path_end: np.ndarray | None = None
     #: the padded chunk the positions point into
     buf: bytearray | None = None
+    #: a hot line that is a resumed half: the line of its unfinished start (else the line itself); the starts
+    #: so joined are ``skip``ped (neither hot nor for the per-line parser)
+    partner: np.ndarray | None = None
+    skip: np.ndarray | None = None
+    #: other whole calls (not hot, not split) with the key of their name and where the name is in the buffer
+    whole: np.ndarray | None = None
+    name_key: np.ndarray | None = None
+    name_start: np.ndarray | None = None
+    name_end: np.ndarray | None = None
+    #: a resumed half (not hot): the line of its unfinished start, same PID and call; else -1
+    pair_prev: np.ndarray | None = None
+    #: set by the caller: the whole lines it counted without reading them
+    quiet: np.ndarray | None = None
 
     def words_at(self, positions: np.ndarray) -> np.ndarray:
         """The 8 bytes at each buffer position, as little-endian words."""
@@ -184,15 +204,29 @@ def scan(data: bytes) -> Scan | None:
     for code, (value, width, _) in enumerate(_NAME_WORDS):
         mask = _U((1 << (8 * width)) - 1)
         name[(word & mask) == _U(value)] = code
+    # "<... name resumed>" right after the stamp: the second half of a call strace split
+    rname = np.full(n, -1, dtype=np.int64)
+    resumed = (word & _U(0xFFFFFFFFFF)) == _U(_RESUMED_WORD)
+    r = np.flatnonzero(resumed)
+    if len(r):
+        rword = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[sp2[r] + 6]
+        for code, (_, _width, length) in enumerate(_NAME_WORDS):
+            value = int.from_bytes((HOT_NAMES[code] + " ").encode()[:8].ljust(8, b"\0"), "little")
+            mask = _U((1 << (8 * min(length + 1, 8))) - 1)
+            rname[r[(rword & mask) == _U(value)]] = code
+    unfinished = ((ends - starts) > 17) & (np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[
+        np.maximum(ends - 16, 0)] == _U(_UNFINISHED_WORDS[0]))
+    unfinished &= np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[np.maximum(ends - 8, 0)] \
+        == _U(_UNFINISHED_WORDS[1])
     hot = name >= 0
     commas, lts, eqs = np.flatnonzero(a == _COMMA), np.flatnonzero(a == _LT), np.flatnonzero(a == _EQ)
-    if not (hot.any() and len(commas) and len(lts) and len(eqs)):
+    if not ((hot.any() or (rname >= 0).any()) and len(commas) and len(lts) and len(eqs)):
         hot[:] = False
         return Scan(n, absolute, pid, clock, hot, name, *(np.zeros(n, dtype=np.int64),) * 3, np.zeros(n),
-                    starts, ends)
+                    starts, ends, partner=np.arange(n), skip=np.zeros(n, dtype=bool), whole=np.zeros(n, dtype=bool))
     name_len = np.array([w[2] for w in _NAME_WORDS])[np.maximum(name, 0)]
     fd_start = sp2 + 2 + name_len
-    hot &= a[np.minimum(fd_start - 1, size - 1)] == _PAREN
+    fd_ok = hot & (a[np.minimum(fd_start - 1, size - 1)] == _PAREN)
     fd_end = commas[np.minimum(np.searchsorted(commas, fd_start), len(commas) - 1)]
     # -y: "fd<path>," - the digits end at the first '<', the path at the '>' before the comma
     lt_fd = lts[np.minimum(np.searchsorted(lts, fd_start), len(lts) - 1)]
@@ -200,18 +234,75 @@ def scan(data: bytes) -> Scan | None:
     path_start = np.where(has_path, lt_fd + 1, 0)
     path_end = np.where(has_path, fd_end - 1, 0)
     fd_digits_end = np.where(has_path, lt_fd, fd_end)
-    hot &= ~has_path | (path_end > path_start)  # "fd<>": an empty path, left to the per-line parser
+    fd_ok &= ~has_path | (path_end > path_start)  # "fd<>": an empty path, left to the per-line parser
+    fd_ok &= (fd_digits_end > fd_start) & (fd_digits_end - fd_start <= 7) & (fd_end < ends)
     lt = lts[np.maximum(np.searchsorted(lts, ends) - 1, 0)]
     eq = eqs[np.maximum(np.searchsorted(eqs, lt) - 1, 0)]
     dot = ends - 8
-    hot &= (a[ends - 1] == _GT) & (lt > sp2) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
-    hot &= (eq > fd_end) & (a[eq - 1] == _SP) & (a[eq - 2] == _CPAREN) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
-    hot &= (fd_digits_end > fd_start) & (fd_digits_end - fd_start <= 7) & (lt - 1 - (eq + 2) >= 1) & (lt - 1 - (eq + 2) <= 16)
-    positional = hot & (name >= 2)
+    # the result part of a whole call or of a resumed half: ") = N <S.UUUUUU>"
+    res_ok = (a[ends - 1] == _GT) & (lt > sp2) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
+    res_ok &= (a[eq - 1] == _SP) & (a[eq - 2] == _CPAREN) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
+    res_ok &= (lt - 1 - (eq + 2) >= 1) & (lt - 1 - (eq + 2) <= 16)
+    rname_len = np.array([w[2] for w in _NAME_WORDS])[np.maximum(rname, 0)]
+    args_from = np.where(rname >= 0, sp2 + 6 + rname_len + 9, fd_end)  # after "<... name resumed>"
+    hot = fd_ok & res_ok & (eq > fd_end)
+    half = (rname >= 0) & res_ok & (eq > args_from)
+    half &= a[np.minimum(sp2 + 6 + rname_len + 8, size - 1)] == _GT
+    code = np.where(half, rname, name)
+    positional = (hot | half) & (code >= 2)
     off_comma = commas[np.maximum(np.searchsorted(commas, eq - 2) - 1, 0)]
-    off_ok = (off_comma > fd_end) & (a[off_comma + 1] == _SP) & (eq - 2 - (off_comma + 2) >= 1) \
+    off_ok = (off_comma >= args_from) & (a[off_comma + 1] == _SP) & (eq - 2 - (off_comma + 2) >= 1) \
         & (eq - 2 - (off_comma + 2) <= 16)
     hot &= ~positional | off_ok
+    half &= ~positional | off_ok
+    # other whole calls, "name(...) = R <S.UUUUUU>" with a name of 1-16 bytes: keyed by their name's bytes
+    # (the caller counts those that change nothing it follows, without reading them line by line)
+    parens = np.flatnonzero(a == _PAREN)
+    paren_at = parens[np.minimum(np.searchsorted(parens, sp2 + 1), len(parens) - 1)] if len(parens) else sp2
+    name_width = paren_at - sp2 - 1
+    complete = (name_width >= 1) & (name_width <= 16) & (paren_at < eq) & ~resumed & ~unfinished
+    complete &= (a[ends - 1] == _GT) & (lt > eq) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
+    complete &= (a[eq - 1] == _SP) & (a[eq - 2] == _CPAREN) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
+    w8 = np.minimum(name_width, 8).astype(np.uint64) * _U(8)
+    low_mask = np.where(w8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(w8, _U(63))) - _U(1))
+    rest8 = np.clip(name_width - 8, 0, 8).astype(np.uint64) * _U(8)
+    high_mask = np.where(rest8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(rest8, _U(63))) - _U(1))
+    words = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    name_start, name_end = sp2 + 1, paren_at.copy()
+    if len(r):  # a resumed half's name: after "<... ", up to the space before "resumed>"
+        rn_start = sp2[r] + 6
+        rn_end = spaces[np.minimum(np.searchsorted(spaces, rn_start), len(spaces) - 1)]
+        name_start[r], name_end[r] = rn_start, rn_end
+        name_width[r] = rn_end - rn_start
+        w8 = np.minimum(name_width, 8).astype(np.uint64) * _U(8)
+        low_mask = np.where(w8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(w8, _U(63))) - _U(1))
+        rest8 = np.clip(name_width - 8, 0, 8).astype(np.uint64) * _U(8)
+        high_mask = np.where(rest8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(rest8, _U(63))) - _U(1))
+    with np.errstate(over="ignore"):
+        name_key = (words[np.minimum(name_start, size - 8)] & low_mask) * _U(0x9E3779B97F4A7C15) \
+            ^ (words[np.minimum(name_start + 8, size - 8)] & high_mask) * _U(0xC2B2AE3D27D4EB4F) \
+            ^ name_width.astype(np.uint64)
+    named = (name_width >= 1) & (name_width <= 16)
+    # pair each resumed half with its start: the PID's previous split line, an unfinished hot call of that name
+    split = np.flatnonzero(unfinished | resumed)
+    partner = np.arange(n)
+    skip = np.zeros(n, dtype=bool)
+    pair_prev = np.full(n, -1, dtype=np.int64)
+    if len(split):
+        by_pid = split[np.lexsort((split, pid[split]))]
+        before, after = by_pid[:-1], by_pid[1:]
+        joined = (pid[before] == pid[after]) & unfinished[before] & resumed[after] & named[before] & named[after] \
+            & (name_key[before] == name_key[after])
+        pair_prev[after[joined]] = before[joined]
+        pair = (pid[before] == pid[after]) & unfinished[before] & fd_ok[before] & half[after] \
+            & (name[before] == rname[after])
+        starts_at, resumes_at = before[pair], after[pair]
+        partner[resumes_at] = starts_at
+        skip[starts_at] = True
+        hot[resumes_at] = True
+        name[resumes_at] = rname[resumes_at]
+        fd_start[resumes_at], fd_digits_end[resumes_at] = fd_start[starts_at], fd_digits_end[starts_at]
+        path_start[resumes_at], path_end[resumes_at] = path_start[starts_at], path_end[starts_at]
     h = np.flatnonzero(hot)
     fd = np.zeros(n, dtype=np.int64)
     ret = np.zeros(n, dtype=np.int64)
@@ -231,6 +322,12 @@ def scan(data: bytes) -> Scan | None:
         if len(p):
             offset[h[p]], ok2 = _number(A, off_comma[h[p]] + 2, eq[h[p]] - 2)
             ok[p] &= ok2
-        hot[h[~ok]] = False
+        bad = h[~ok]
+        hot[bad] = False
+        skip[partner[bad]] = False  # a pair that does not read as numbers goes line by line, both halves
+        partner[bad] = bad
     name[~hot] = -1
-    return Scan(n, absolute, pid, clock, hot, name, fd, ret, offset, dur, starts, ends, path_start, path_end, buf)
+    complete &= ~hot & ~skip
+    pair_prev[hot | skip] = -1
+    return Scan(n, absolute, pid, clock, hot, name, fd, ret, offset, dur, starts, ends, path_start, path_end, buf,
+                partner, skip, complete, name_key, name_start, name_end, pair_prev=pair_prev)
