@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -83,6 +84,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -96,7 +98,19 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out login into a 429
 ]
+
+# Brute force (django-axes): after SKYPLAN_LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address,
+# the login page and the token endpoint answer 429 for that pair until SKYPLAN_LOGIN_COOLOFF_MINUTES have passed
+# with no new failure (a right password then resets the count).  Failures are kept in the database.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("SKYPLAN_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SKYPLAN_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "apps.urls"
 WSGI_APPLICATION = "apps.wsgi.application"
@@ -309,6 +323,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "apps.api.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 50,
 }
+# API tokens: a token older than SKYPLAN_TOKEN_TTL_HOURS is refused (401) and the token endpoint hands out a new
+# one (0: tokens never expire); with SKYPLAN_TOKEN_REVOKE_ON_LOGOUT (on by default) logging out of the site deletes
+# the user's token.
+SKYPLAN_TOKEN_TTL_HOURS = env_int("SKYPLAN_TOKEN_TTL_HOURS", 24 * 30)
+SKYPLAN_TOKEN_REVOKE_ON_LOGOUT = env_bool("SKYPLAN_TOKEN_REVOKE_ON_LOGOUT", True)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Skyplan API",
     "DESCRIPTION": "Where to run a data-intensive pipeline, and what it will cost.",

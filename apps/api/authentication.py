@@ -10,6 +10,8 @@ import re
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 
+from apps.api.tokens import is_expired
+
 __all__ = ["ApiTokenAuthentication", "AUTHENTICATION_CLASSES"]
 
 TOKEN_KEY = re.compile(r"[0-9a-f]{40}")
@@ -19,7 +21,10 @@ class ApiTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key):
         if not TOKEN_KEY.fullmatch(key):
             raise exceptions.AuthenticationFailed("Invalid token.")
-        return super().authenticate_credentials(key)
+        user, token = super().authenticate_credentials(key)
+        if is_expired(token):
+            raise exceptions.AuthenticationFailed("Token expired: get a new one from POST /api/v1/auth/token/.")
+        return user, token
 
 
 #: what the API views (and the schema and docs views) authenticate with

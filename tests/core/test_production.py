@@ -34,6 +34,28 @@ def production_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def readme_production_env() -> dict[str, str]:
+    """The production variables exactly as the README's Production section exports them (the secret filled in, the
+    database and broker of this test run instead of the README's example hosts, which `check` does not reach)."""
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index("export DJANGO_SECRET_KEY="):]
+    block = block[:block.index("\nmake prod")].replace("\\\n", " ")
+    variables = dict(word.split("=", 1) for word in block.removeprefix("export ").split())
+    assert {"DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL"} <= set(variables)
+    variables["DJANGO_SECRET_KEY"] = SECRET
+    for name in ("DATABASE_URL", "CELERY_BROKER_URL"):
+        variables.pop(name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "DJANGO_", "SKYPLAN_"))}
+    return {**env, **variables, "PYTHONUNBUFFERED": "1"}
+
+
+def test_the_readmes_production_variables_pass_the_deployment_checks_with_no_warning():
+    """The attack found ``check --deploy`` with the README's variables still warning (security.W021)."""
+    done = manage("check", "--deploy", "--fail-level", "WARNING", env=readme_production_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "System check identified no issues (0 silenced)." in done.stdout
+
+
 def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=120)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_not_required
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import parsers, serializers
+from rest_framework import parsers, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
 
 from apps.api.base import BAD_REQUEST, ApiSchema
 from apps.api.parsers import BoundedJSONParser
+from apps.api.tokens import current_token
 
 __all__ = ["TokenView"]
 
@@ -28,8 +31,17 @@ class TokenView(ObtainAuthToken):
     @extend_schema(
         request=AuthTokenSerializer,
         responses={200: OpenApiResponse(inline_serializer("Token", {"token": serializers.CharField()})),
-                   **BAD_REQUEST},
+                   **BAD_REQUEST,
+                   429: OpenApiResponse(inline_serializer("Throttled", {"detail": serializers.CharField()}),
+                                        description="too many failed logins for this user name from this "
+                                                    "address (SKYPLAN_LOGIN_FAILURE_LIMIT)")},
         auth=[],
     )
     def post(self, request, *args, **kwargs):
-        return super().post(request, *args, **kwargs)
+        serializer = self.get_serializer(data=request.data)
+        if not serializer.is_valid():
+            if getattr(request, "axes_locked_out", False):  # set by the lockout backend on DRF's request
+                return Response({"detail": "Too many failed logins for this user name from this address: try "
+                                           "again later."}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+            raise ValidationError(serializer.errors)
+        return Response({"token": current_token(serializer.validated_data["user"]).key})

@@ -6,6 +6,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from rest_framework.authtoken.models import Token
 
+from apps.api.tokens import current_token
+
 
 class Command(BaseCommand):
     help = "Print USERNAME's API token (creating it if the user has none); send it as 'Authorization: Token <token>'."
@@ -21,5 +23,4 @@ class Command(BaseCommand):
             raise CommandError(f"no user named {username!r}") from None
         if reset:
             Token.objects.filter(user=user).delete()
-        token, _ = Token.objects.get_or_create(user=user)
-        self.stdout.write(token.key)
+        self.stdout.write(current_token(user).key)
