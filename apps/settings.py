@@ -104,7 +104,7 @@ MIDDLEWARE = [
 # Brute force (django-axes): after SKYPLAN_LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address,
 # the login page and the token endpoint answer 429 for that pair until SKYPLAN_LOGIN_COOLOFF_MINUTES have passed
 # with no new failure (a right password then resets the count).  Failures are kept in the database.
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AUTHENTICATION_BACKENDS = ["apps.accounts.backends.LockoutBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("SKYPLAN_LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("SKYPLAN_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
