@@ -793,6 +793,9 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     rows = tr.rows
     starts, ends = sc.starts.tolist(), sc.ends.tolist()
     t_list = t.tolist()
+    pid_list = sc.pid.tolist()
+    match = _LINE.match
+    tr_tables = tr.tables
     for j in others + [len(t_list)]:
         while p < npairs and pair_line[p] < j:
             pid, fd = pair_pid[p], pair_fd[p]
@@ -811,7 +814,17 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
             break
         line = data[starts[j] - SCAN_PAD:ends[j] - SCAN_PAD].decode("latin-1")
         before = len(rows)
-        _chunk_by_lines(tr, st, hot_calls, [line], first + j, t_list[j])
+        m = match(line)
+        if m is None or m.group(1) is not None:  # let the per-line parser name the problem
+            _chunk_by_lines(tr, st, hot_calls, [line], first + j, t_list[j])
+        else:  # "PID TIME ...": the scan has read the PID and the time
+            pid = pid_list[j]
+            if pid not in tr_tables:
+                flags["pids"] = True
+                tr.pids.add(pid)
+                tr.table(pid)
+            _event_line(tr, st, m, pid, t_list[j], first + j)
+            st.lines += 1
         if len(rows) > before:
             row_lines.extend([j] * ((len(rows) - before) // ROW_FIELDS))
     st.lines += len(h) + int(np.count_nonzero(sc.skip)) + int(np.count_nonzero(quiet))
