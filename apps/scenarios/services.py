@@ -12,14 +12,18 @@ finished and kept on the scenario so that reopening it is instant.
 from __future__ import annotations
 
 import logging
+import math
 import socket
 import time
+import uuid
 from dataclasses import asdict, is_dataclass, replace
 from datetime import timedelta
 
 import orjson
+from celery import current_app
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerUnreachable
 
 from apps.accounts.workspaces import workspace_for
 from apps.core.jobs import TrackedJobs, superseded
@@ -44,8 +48,14 @@ __all__ = [
     "compare_scenarios", "answer_first", "fail_lost_replications", "ReplicationJobs", "REPLICATION_JOBS",
 ]
 
-#: how often a running replication writes its progress and looks for a cancel (seconds)
+#: how often a running replication writes its progress and looks for a cancel (seconds); a batch of replications
+#: also writes the results of its finished ones this often
 PROGRESS_INTERVAL_S = 0.5
+#: at most this many replications per Celery task: enough that a task's own cost (broker round trips, transactions)
+#: is small against its simulations, few enough that a big run is spread over every worker process
+MAX_BATCH = 25
+#: a run is cut into at least this many tasks (so small runs keep one task per replication)
+MIN_TASKS = 8
 
 
 class InvalidScenario(ValueError):
@@ -146,49 +156,109 @@ class ReplicationJobs(TrackedJobs):
 REPLICATION_JOBS = ReplicationJobs()
 
 
+def batch_size(replications: int) -> int:
+    """Replications per Celery task for a run of ``replications``: one each up to :data:`MIN_TASKS`, then more per
+    task, at most :data:`MAX_BATCH`."""
+    return max(1, min(MAX_BATCH, math.ceil(replications / MIN_TASKS)))
+
+
 def dispatch_run(run: SimulationRun) -> None:
-    """Send one Celery task per replication (more workers finish sooner)."""
-    for rep in run.replication_set.all():
-        dispatch_job(REPLICATION_JOBS, rep)
+    """Send the replications to Celery: one task per replication for small runs, batches of up to
+    :data:`MAX_BATCH` for big ones (more workers finish sooner).  Every replication of a batch names the batch's
+    task; the lost-task sweep sends one again on its own (:class:`ReplicationJobs`), and the batch then skips it."""
+    reps = list(run.replication_set.all())
+    size = batch_size(len(reps))
+    if size == 1:
+        for rep in reps:
+            dispatch_job(REPLICATION_JOBS, rep)
+        return
+    for start in range(0, len(reps), size):
+        batch = reps[start:start + size]
+        task_id = str(uuid.uuid4())
+        Replication.objects.filter(pk__in=[r.pk for r in batch]).update(task_id=task_id)
+        try:
+            current_app.send_task("scenarios.run_replications", args=[str(run.pk), [r.index for r in batch]],
+                                  task_id=task_id)
+        except BrokerUnreachable:
+            log.warning("broker unreachable: replications %s of run %s stay queued; the lost-task sweep sends them",
+                        [r.index for r in batch], run.pk, exc_info=True)
 
 
 def execute_replication(run_id: str, index: int, worker: str = "", task_id: str | None = None) -> str:
-    """Run one replication; returns its final status.  Safe to call twice (idempotent), and does nothing when
-    called by a task ``task_id`` the replication no longer names (it was sent again).  ``worker`` is the Celery node
-    running it (``name@host``), recorded so a lost worker can be noticed (:func:`fail_lost_replications`).  A
-    database error propagates (the task retries it) rather than failing the replication."""
+    """Run one replication; returns its final status (:func:`execute_replications` of one)."""
+    return execute_replications(run_id, [index], worker, task_id)[index]
+
+
+def execute_replications(run_id: str, indexes: list[int], worker: str = "", task_id: str | None = None) -> dict:
+    """Run replications ``indexes`` of a run, one after another; returns index -> final status.  Safe to call twice
+    (idempotent), and skips a replication whose task is no longer ``task_id`` (it was sent again on its own).
+    ``worker`` is the Celery node running them (``name@host``), recorded so a lost worker can be noticed
+    (:func:`fail_lost_replications`).  Results are written together, every :data:`PROGRESS_INTERVAL_S` and at
+    the end.  A database error propagates (the task retries it) rather than failing a replication."""
     with transaction.atomic():
         run = SimulationRun.objects.select_for_update().get(pk=run_id)
-        rep = run.replication_set.select_for_update().get(index=index)
-        if run.is_finished or rep.status in FINISHED or superseded(rep, task_id):
-            return rep.status
+        rows = list(run.replication_set.select_for_update().filter(index__in=indexes))
+        statuses = {r.index: r.status for r in rows}
+        if run.is_finished:
+            return statuses
+        todo = [r for r in rows if r.status not in FINISHED and not superseded(r, task_id)]
         now = timezone.now()
-        if run.status == Status.QUEUED:
+        if todo and run.status == Status.QUEUED:
             run.status, run.started_at = Status.RUNNING, now
             run.save(update_fields=["status", "started_at"])
-        rep.status, rep.started_at, rep.worker = Status.RUNNING, now, worker or socket.gethostname()
-        rep.save(update_fields=["status", "started_at", "worker"])
+        Replication.objects.filter(pk__in=[r.pk for r in todo]).update(
+            status=Status.RUNNING, started_at=now, worker=worker or socket.gethostname())
 
-    scenario = scenario_from_inputs(run.inputs, rep.seed)
-    try:  # the full detail (every task, utilisation over time) is made afterwards for the replications pages show
-        result = simulate(scenario, seed=rep.seed, progress=_progress_writer(run.pk, rep.pk), record_utilisation=False)
-    except RunCancelled:
-        Replication.objects.filter(pk=rep.pk).update(status=Status.CANCELLED, finished_at=timezone.now())
-        return Status.CANCELLED
-    except (OperationalError, InterfaceError):
-        raise  # the database went away while progress was written: the task retries once it is back
-    except Exception as exc:  # noqa: BLE001 - the run must end 'failed' with a reason, never stuck
-        _fail(run.pk, rep.pk, f"{type(exc).__name__}: {exc}")
-        return Status.FAILED
-    saved = Replication.objects.filter(pk=rep.pk, status=Status.RUNNING).update(
-        status=Status.SUCCEEDED, progress=1.0, result=result_json(result, detailed=False), makespan_s=result.makespan_s,
-        cost_aud=result.total_cost_aud, queue_wait_s=result.queue_wait_s, finished_at=timezone.now()
-    )
-    if not saved:  # cancelled while the last step ran
-        Replication.objects.filter(pk=rep.pk).update(finished_at=timezone.now())
-        return Status.CANCELLED
-    _finalise_if_complete(run.pk)
-    return Status.SUCCEEDED
+    done: list = []
+    last = [time.monotonic()]  # progress written / cancel looked for
+    saved_at = last[0]
+    scenario = scenario_from_inputs(run.inputs, run.seed) if todo else None  # once: replications differ by seed
+    for k, rep in enumerate(todo):
+        try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
+            result = simulate(scenario, seed=rep.seed, progress=_progress_writer(run.pk, rep.pk, last),
+                              record_utilisation=False)
+        except RunCancelled:
+            _save_results(done, statuses)
+            Replication.objects.filter(pk__in=[r.pk for r in todo[k:]]).update(
+                status=Status.CANCELLED, finished_at=timezone.now())
+            statuses.update({r.index: Status.CANCELLED for r in todo[k:]})
+            return statuses
+        except (OperationalError, InterfaceError):
+            raise  # the database went away while progress was written: the task retries once it is back
+        except Exception as exc:  # noqa: BLE001 - the run must end 'failed' with a reason, never stuck
+            _save_results(done, statuses)
+            _fail(run.pk, rep.pk, f"{type(exc).__name__}: {exc}")
+            statuses[rep.index] = Status.FAILED
+            rest = [r.pk for r in todo[k + 1:]]
+            Replication.objects.filter(pk__in=rest, status=Status.RUNNING).update(
+                status=Status.CANCELLED, finished_at=timezone.now())  # moot: the run has failed
+            statuses.update({r.index: Status.CANCELLED for r in todo[k + 1:]})
+            return statuses
+        done.append((rep, result))
+        if time.monotonic() - saved_at >= PROGRESS_INTERVAL_S:
+            _save_results(done, statuses)
+            saved_at = time.monotonic()
+    _save_results(done, statuses)
+    if todo:
+        _finalise_if_complete(run.pk)
+    return statuses
+
+
+def _save_results(done: list, statuses: dict) -> None:
+    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction; one
+    cancelled meanwhile stays cancelled."""
+    with transaction.atomic():
+        for rep, result in done:
+            saved = Replication.objects.filter(pk=rep.pk, status=Status.RUNNING).update(
+                status=Status.SUCCEEDED, progress=1.0, result=result_json(result, detailed=False),
+                makespan_s=result.makespan_s, cost_aud=result.total_cost_aud, queue_wait_s=result.queue_wait_s,
+                finished_at=timezone.now())
+            if saved:
+                statuses[rep.index] = Status.SUCCEEDED
+            else:  # cancelled while it ran
+                Replication.objects.filter(pk=rep.pk).update(finished_at=timezone.now())
+                statuses[rep.index] = Status.CANCELLED
+    done.clear()
 
 
 #: a replication running this long on a Celery node that is not alive (no heartbeat, no answer to a ping) is lost (s)
@@ -230,8 +300,9 @@ def fail_lost_replications(run: SimulationRun | None = None, *, min_interval_s: 
     return failed
 
 
-def _progress_writer(run_pk, rep_pk):
-    last = [0.0]
+def _progress_writer(run_pk, rep_pk, last: list[float]):
+    """The simulator's progress callback for one replication: writes its progress and looks for a cancel at most
+    every :data:`PROGRESS_INTERVAL_S` (``last`` holds when it last did, shared by the replications of a batch)."""
 
     def progress(done: int, total: int) -> None:
         now = time.monotonic()
