@@ -22,3 +22,9 @@ urlpatterns = [
     path("api/", include("apps.api.urls")),
     path("admin/", admin.site.urls),
 ]
+
+# under /api/ errors are JSON ({"detail": …}); elsewhere the site's pages
+handler400 = "apps.api.errors.bad_request"
+handler403 = "apps.api.errors.permission_denied"
+handler404 = "apps.api.errors.page_not_found"
+handler500 = "apps.api.errors.server_error"

@@ -141,14 +141,18 @@ def test_bodies_are_json(api, catalogue):
     assert not Scenario.objects.exists()
 
 
-def test_pagination_bounds_a_huge_offset_or_limit(db, django_user_model):
+def test_pagination_refuses_an_invalid_offset_or_limit_naming_it(db, django_user_model):
     from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
     user = django_user_model.objects.create_user("pager", password="x")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    for query in ("offset=99999999999999999999999", "limit=99999999999999999999999", "limit=0", "offset=-5"):
+    for query in ("offset=99999999999999999999999", "limit=99999999999999999999999", "limit=0", "offset=-5",
+                  "limit=abc", "limit=501", "offset=1.5", "limit=", "limit=%C2%B2"):
         response = client.get(f"/api/v1/benchmarks/?{query}")
-        assert response.status_code == 200, (query, response.status_code)
-        assert response.json()["results"] == []
+        assert response.status_code == 400, (query, response.status_code)
+        assert list(response.json()) == [query.split("=")[0]], query
+    for query in ("limit=500", "offset=1000000000000", "limit=1&offset=0"):
+        response = client.get(f"/api/v1/benchmarks/?{query}")
+        assert response.status_code == 200 and response.json()["results"] == [], query

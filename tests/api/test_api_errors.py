@@ -1,5 +1,5 @@
-"""JSON nested 1,000 deep is a 400 naming the bound, on every JSON POST (the token endpoint included) and in the
-pages' JSON fields — not a RecursionError (500)."""
+"""API errors: JSON nested 1,000 deep is a 400 naming the bound on every JSON POST (the token endpoint included) and in
+the pages' JSON fields, not a RecursionError (500); a path under /api/ that no route matches is a JSON 404."""
 
 from __future__ import annotations
 
@@ -53,3 +53,12 @@ def test_a_deep_json_option_on_the_pages_is_a_form_error(logged_in, staff, clien
                                                          "direction": "higher", "rubric": DEEP, "weight": "1",
                                                          "position": "0"})
     assert response.status_code == 200 and b"nested deeper than" in response.content
+
+
+def test_an_unknown_api_path_is_a_json_404_not_an_html_page(api, anonymous, db):
+    for client in (api, anonymous):
+        for path in ("/api/v1/nothing/", "/api/v1/scenarios/not-a-uuid/", "/api/v2/", "/api/v1/profiles/x/"):
+            response = client.get(path)
+            assert response.status_code == 404 and response["Content-Type"] == "application/json", path
+            assert response.json() == {"detail": "Not found."}
+    assert "text/html" in anonymous.get("/nothing/").get("Content-Type", "text/html")
