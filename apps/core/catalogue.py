@@ -268,6 +268,7 @@ def _load_observations(reader: _Reader, summary: LoadSummary) -> None:
         obs.scatter_kind = entry.get("scatter_kind", "") or ""
         obs.source = entry.get("source")
         obs.note = entry.get("note", "") or ""
+        obs.fit = entry.get("fit", "") or ""
         obs.base_value = None
         if isinstance(obs.value, (int, float)) and not isinstance(obs.value, bool):
             try:

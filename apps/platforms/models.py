@@ -162,6 +162,7 @@ class NodeType(CatalogueModel):
         "reserved_price",
         "spot_rise_per_instance",
         "boot_time",
+        "core_speed",
         "used_for",
     )
 
@@ -178,6 +179,8 @@ class NodeType(CatalogueModel):
     reserved_price = QuantityField("reserved price", dimension="money_per_hour")
     spot_rise_per_instance = QuantityField("spot price rise per concurrent instance", dimension="scalar")
     boot_time = QuantityField("boot time", dimension="time")
+    core_speed = QuantityField("per-core speed (profiles' reference core = 1)", dimension="scalar",
+                               strictly_positive=True)
     used_for = models.CharField(max_length=200, blank=True)
 
     class Meta:
@@ -198,6 +201,7 @@ class StorageTier(CatalogueModel):
         BLOCK_PIOPS = "block_piops", "block volume, provisioned IOPS"
         LOCAL_SSD = "local_ssd", "local / ephemeral SSD"
         OBJECT_STORE = "object_store", "object store"
+        SNAPSHOT = "snapshot", "volume snapshots"
 
     class Scope(models.TextChoices):
         SHARED = "shared", "shared by all nodes"

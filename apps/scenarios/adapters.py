@@ -19,7 +19,6 @@ from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.catalogue import Observation, platform_from_dict, workload_from_dict
 from simulator.model.chiles import default_placements
-from simulator.model.reference import complete_platform
 from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 
 __all__ = [
@@ -115,6 +114,7 @@ def observations(queryset=None) -> list[Observation]:
                 scatter=scatter,
                 note=o.note,
                 where=str((o.source or {}).get("where", "")),
+                fit=o.fit,
             )
         )
     return out
@@ -216,7 +216,7 @@ def default_stage_placements(platform: dict[str, Any], workload: dict[str, Any])
 
     Only the CHILES template has per-platform defaults (the paper's, §5); other templates
     start from the plain :class:`StagePlacement` defaults."""
-    spec = complete_platform(platform_from_dict(platform))
+    spec = platform_from_dict(platform)
     if workload.get("template") == "chiles" and (spec.node_types or spec.storage):
         return {p.stage: asdict(p) for p in default_placements(spec)}
     return {s["name"]: asdict(StagePlacement(stage=s["name"])) for s in workload.get("stages", [])}

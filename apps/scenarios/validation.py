@@ -1,37 +1,99 @@
-"""Validate the simulator against the reference observations held in the catalogue."""
+"""Validate the simulator against the reference observations held in the catalogue, and refit the values
+fitted to them.
+
+Both build the simulator's inputs with the one adapter (``apps.scenarios.adapters``) from the records the
+observations name, so the numbers here are the numbers a user's run of the same platform gives.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
+from pathlib import Path
 
-from apps.platforms.services import reference_platforms
+from django.db import transaction
+
+from apps.platforms.models import Platform
 from apps.scenarios.adapters import observations, platform_spec, workload_spec
 from apps.workloads.models import ReferenceObservation, Workload
-from simulator.model.validation import fitted_parameters, validate
+from simulator.model.calibration import FittedParameter, fit_invert_cpu
+from simulator.model.validation import validate
 
-__all__ = ["validation_report"]
+__all__ = ["validation_report", "fitted_values", "fit_model", "write_fitted_to_fixtures"]
 
 DEFAULT_WORKLOAD = "chiles-epoch1"
+
+
+def _inputs(workload: Workload):
+    rows = ReferenceObservation.objects.filter(workload=workload).select_related("platform", "workload")
+    slugs = {o.platform.slug for o in rows if o.platform is not None}
+    platforms = Platform.objects.filter(slug__in=slugs).prefetch_related("node_types", "storage_tiers")
+    return {p.slug: platform_spec(p) for p in platforms}, workload_spec(workload), observations(rows)
+
+
+def fitted_values(workload: Workload) -> list[dict]:
+    """Every value of the workload (parameters, stage facts) and of the platforms its observations name whose
+    provenance is "fitted", with its method."""
+    out = []
+
+    def add(owner: str, name: str, value, source: dict | None) -> None:
+        if value is None or not source or source.get("kind") != "fitted":
+            return
+        out.append({"name": f"{owner}{name}", "value": value, "unit": "",
+                    "method": source.get("method", ""), "sources": ", ".join(source.get("observations") or [])})
+
+    for name, value in (workload.parameters or {}).items():
+        add("", name, value, (workload.provenance or {}).get(name))
+    for stage in workload.stages.all():
+        for name in stage.FACT_FIELDS:
+            add(f"{stage.name}.", name, getattr(stage, name), (stage.provenance or {}).get(name))
+    return out
 
 
 def validation_report(workload_slug: str = DEFAULT_WORKLOAD, seed: int = 0) -> dict:
     """Published vs simulated for every reference quantity of ``workload_slug``, plus every fitted value."""
     workload = Workload.objects.prefetch_related("stages").get(slug=workload_slug)
-    platforms = {
-        p.slug: platform_spec(p) for p in reference_platforms().prefetch_related("node_types", "storage_tiers")
-    }
-    obs = observations(
-        ReferenceObservation.objects.filter(workload=workload).select_related("platform", "workload")
-    )
-    spec = workload_spec(workload)
+    platforms, spec, obs = _inputs(workload)
     rows = [asdict(r) for r in validate(platforms, spec, obs, seed=seed)]
-    fitted = [asdict(f) for f in fitted_parameters(platforms, spec)]
     scored = [r for r in rows if r["published"] is not None or r["target"].startswith("qualitative")]
     return {
         "workload": workload.slug,
         "seed": seed,
         "rows": rows,
-        "fitted": fitted,
+        "fitted": fitted_values(workload),
         "met": sum(1 for r in scored if r["met"]),
         "total": len(scored),
     }
+
+
+def _source(f: FittedParameter) -> dict:
+    return {"kind": "fitted", "method": f.method, "observations": list(f.observations)}
+
+
+def fit_model(workload_slug: str = DEFAULT_WORKLOAD) -> list[FittedParameter]:
+    """Refit the workload's fitted parameters from the observations marked for fitting and store them, each with
+    provenance "fitted to observations ..."; raises ValueError when the fit cannot be made (nothing is saved)."""
+    with transaction.atomic():
+        workload = Workload.objects.select_for_update().prefetch_related("stages").get(slug=workload_slug)
+        if workload.template != "chiles":
+            raise ValueError(f"workload {workload_slug!r}: only the CHILES template has fitted values")
+        platforms, spec, obs = _inputs(workload)
+        fitted = fit_invert_cpu(platforms, spec, obs)
+        workload.parameters = {**(workload.parameters or {}), **{f.name: f.value for f in fitted}}
+        workload.provenance = {**(workload.provenance or {}), **{f.name: _source(f) for f in fitted}}
+        workload.save(update_fields=["parameters", "provenance"])
+    return fitted
+
+
+def write_fitted_to_fixtures(directory: Path, workload_slug: str, fitted: list[FittedParameter]) -> Path:
+    """Write the fitted values into ``workloads.json`` of the catalogue in ``directory`` (seconds, with provenance),
+    so the next ``load_catalogue`` keeps them."""
+    path = Path(directory) / "workloads.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    entry = next((w for w in data["workloads"] if w.get("slug") == workload_slug), None)
+    if entry is None:
+        raise ValueError(f"{path.name}: no workload {workload_slug!r}")
+    for f in fitted:
+        entry.setdefault("parameters", {})[f.name] = {"value": f.value, "unit": f.unit, "source": _source(f)}
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path

@@ -1,8 +1,9 @@
 """The one adapter between the ORM / simulator results and the scoring logic's plain inputs.
 
 It also runs the epoch simulations scoring needs: on the paper's three platforms the paper's own epoch
-runs (:func:`simulator.model.validation.paper_scenarios`; Pleiades as the sequential run the paper
-estimated, since its parallel run did not complete), elsewhere the platform's default placements.
+runs (the plain epoch scenario that validation also uses, :mod:`simulator.model.validation`; Pleiades as the
+sequential run the paper estimated, since its parallel run did not complete), elsewhere the platform's default
+placements.
 Each platform is simulated ``replications`` times and the median-makespan replication represents it.
 """
 
@@ -17,13 +18,13 @@ from apps.scoring.logic.inputs import NodeFacts, PlatformInputs, RunSummary, Sto
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.simulate import replicate
 from simulator.model.specs import ScenarioSpec
-from simulator.model.validation import paper_scenarios
+from simulator.model.validation import epoch_scenario, sequential_scenario
 
 __all__ = ["platform_inputs", "criterion_specs", "simulate_epochs", "published_table", "workload_volume",
            "summary_from_results", "PAPER_SCENARIO"]
 
 #: catalogue slug -> the paper's epoch run used to score it
-PAPER_SCENARIO = {"magnus": "magnus", "aws-sydney": "aws", "pleiades": "pleiades_sequential"}
+PAPER_SCENARIO = {"magnus": epoch_scenario, "aws-sydney": epoch_scenario, "pleiades": sequential_scenario}
 
 
 def platform_inputs(platform: Platform, run: RunSummary | None) -> PlatformInputs:
@@ -68,14 +69,11 @@ def simulate_epochs(platforms: list[Platform], workload: Workload, *, replicatio
     """One representative simulated epoch per platform (or a RunSummary with ``error``)."""
     specs = {p.slug: platform_spec(p) for p in platforms}
     w = workload_spec(workload)
-    paper = {}
-    if workload.template == "chiles" and any(s in PAPER_SCENARIO for s in specs):
-        paper = paper_scenarios({s: specs[s] for s in specs if s in PAPER_SCENARIO}, w)
     out = {}
     for slug, spec in specs.items():
         note = ""
-        if slug in PAPER_SCENARIO:
-            scenario = paper[PAPER_SCENARIO[slug]]
+        if workload.template == "chiles" and slug in PAPER_SCENARIO:
+            scenario = PAPER_SCENARIO[slug](spec, w)
             note = f"the paper's run: {scenario.label}"
             if slug == "pleiades":
                 note += " (the paper's parallel run did not complete; Table 3 uses the sequential estimate)"

@@ -151,6 +151,9 @@ class ReferenceObservation(models.Model):
     scatter_kind = models.CharField(max_length=40, blank=True)
     source = models.JSONField()
     note = models.TextField(blank=True)
+    fit = models.CharField(max_length=40, blank=True,
+                           help_text="the fitted values this observation is an input of (e.g. invert_cpu); "
+                                     "empty: only compared with the model")
 
     class Meta:
         ordering = ["quantity", "key"]

@@ -9,7 +9,6 @@ dataclasses; see :mod:`simulator.model.specs` (inputs), :mod:`simulator.model.ch
 __all__ = [
     "specs",
     "catalogue",
-    "reference",
     "calibration",
     "chiles",
     "placement",

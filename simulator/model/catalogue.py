@@ -1,14 +1,19 @@
 """Build model specs from catalogue entries (``fixtures/catalogue/*.json`` or the Django app).
 
 This is the single conversion path from "facts" (``{"value": ..., "unit": ...,
-"source": ...}``, see ``docs/catalogue-format.md``) to base-unit specs.  Missing or
-``null`` facts become ``None`` and the builders fall back to documented assumptions.
+"source": ...}``, see ``docs/catalogue-format.md``) to base-unit specs; the app's
+records reach it as dicts of the same shape (``apps/scenarios/adapters.py``).
+Missing or ``null`` facts become ``None``: the model uses only what the records say
+(a stage that needs a missing value fails with a message naming it).  A value the
+model cannot honour (a negative degradation exponent, an exponent with no stream
+count to apply it after) is refused here with ``ValueError`` naming the tier and fact.
 A fact may also be given as a bare number (taken to be in base units already).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +74,14 @@ def _float(v: Any) -> float | None:
     return None if v is None else float(v)
 
 
+def _core_speed(d: dict[str, Any]) -> float:
+    """Per-core speed relative to the profiles' reference core; unknown (null) counts as that core."""
+    speed = float(fact_value(d.get("facts", {}), "core_speed", 1.0))
+    if not math.isfinite(speed) or speed <= 0:
+        raise ValueError(f"node type {d['name']!r}: core_speed must be a positive number, not {speed:g}")
+    return speed
+
+
 def _node_type(d: dict[str, Any]) -> NodeTypeSpec:
     f = d.get("facts", {})
     return NodeTypeSpec(
@@ -83,13 +96,30 @@ def _node_type(d: dict[str, Any]) -> NodeTypeSpec:
         spot_aud_per_hour=_float(fact_value(f, "spot_price")),
         spot_rise_per_instance=_float(fact_value(f, "spot_rise_per_instance")),
         boot_seconds=_float(fact_value(f, "boot_time")),
-        core_speed=float(fact_value(f, "core_speed", 1.0)),
+        core_speed=_core_speed(d),
         used_for=str(fact_value(f, "used_for", "")),
     )
 
 
+def _degradation(d: dict[str, Any]) -> tuple[int | None, float]:
+    """The tier's (streams, exponent) of disk-stream degradation; refuses what the engine cannot apply."""
+    f = d.get("facts", {})
+    after = _int(fact_value(f, "degrade_after_streams"))
+    exponent = float(fact_value(f, "degrade_exponent", 0.0))
+    where = f"storage tier {d['name']!r}"
+    if not math.isfinite(exponent) or exponent < 0:
+        raise ValueError(f"{where}: degrade_exponent must be 0 (no degradation) or more, not {exponent:g}")
+    if after is not None and after < 1:
+        raise ValueError(f"{where}: degrade_after_streams must be at least 1, not {after}")
+    if exponent > 0 and after is None:
+        raise ValueError(f"{where}: degrade_exponent is {exponent:g} but degrade_after_streams is not set; "
+                         "say after how many concurrent streams the tier degrades (or set the exponent to 0)")
+    return after, exponent
+
+
 def _storage(d: dict[str, Any]) -> StorageSpec:
     f = d.get("facts", {})
+    after, exponent = _degradation(d)
     return StorageSpec(
         name=d["name"],
         kind=d.get("kind") or str(fact_value(f, "kind", "parallel_fs")),
@@ -102,8 +132,8 @@ def _storage(d: dict[str, Any]) -> StorageSpec:
         iops_per_client=_float(fact_value(f, "iops_per_client")),
         latency_seconds=_float(fact_value(f, "latency")),
         capacity_bytes=_float(fact_value(f, "capacity")),
-        degrade_after_streams=_int(fact_value(f, "degrade_after_streams")),
-        degrade_exponent=float(fact_value(f, "degrade_exponent", 0.0)),
+        degrade_after_streams=after,
+        degrade_exponent=exponent,
         aud_per_gb_month=_float(fact_value(f, "price_per_gb_month")),
         aud_per_iops_month=_float(fact_value(f, "price_per_iops_month")),
         provisioned_iops=_float(fact_value(f, "provisioned_iops")),
@@ -153,8 +183,9 @@ def platform_from_dict(d: dict[str, Any]) -> PlatformSpec:
             power_aud_per_year=_float(fact_value(f, "power_per_year")),
             egress_aud_per_gb=_float(fact_value(f, "egress_per_gb")),
         ),
-        node_types=tuple(_node_type(n) for n in d.get("node_types", ())),
-        storage=tuple(_storage(s) for s in d.get("storage_tiers", ())),
+        # ordered by name, as the database lists them, so a file and its loaded records give one spec
+        node_types=tuple(sorted((_node_type(n) for n in d.get("node_types", ())), key=lambda n: n.name)),
+        storage=tuple(sorted((_storage(s) for s in d.get("storage_tiers", ())), key=lambda t: t.name)),
     )
 
 
@@ -199,7 +230,8 @@ def workload_from_dict(d: dict[str, Any]) -> WorkloadSpec:
 
 @dataclass(frozen=True)
 class Observation:
-    """A published measurement (base units) used only for validation."""
+    """A published measurement (base units), for validation; ``fit`` names the fitted values it
+    is an input of (e.g. ``invert_cpu``), empty when it is only compared with the model."""
 
     key: str
     quantity: str
@@ -210,6 +242,7 @@ class Observation:
     scatter: float | None = None
     note: str = ""
     where: str = ""
+    fit: str = ""
 
 
 def observations_from_dict(d: dict[str, Any]) -> list[Observation]:
@@ -233,7 +266,7 @@ def observations_from_dict(d: dict[str, Any]) -> list[Observation]:
         out.append(Observation(key=o.get("key", ""), quantity=o.get("quantity", ""), platform=o.get("platform", ""),
                                value=base, unit=unit, workload=o.get("workload", ""),
                                scatter=scatter if isinstance(scatter, int | float) else None,
-                               note=o.get("note", ""), where=str(src.get("where", ""))))
+                               note=o.get("note", ""), where=str(src.get("where", "")), fit=o.get("fit", "")))
     return out
 
 

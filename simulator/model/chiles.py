@@ -7,9 +7,11 @@ zero-cost barrier -> INVERT (one per sub-band, reading that sub-band from every 
 on the cloud staged object store -> instance SSD first) -> CONCAT (groups of at most
 ``max_concat_subbands`` sub-bands).
 
-Per-work-unit demands live in :class:`ChilesDemands` (fitted by
-:mod:`simulator.model.calibration` from the published profiles); this module only
-scales them with the day sizes, channel counts and days imaged:
+Per-work-unit demands live in :class:`ChilesDemands`, built by :func:`chiles_demands`
+from the workload record alone (its parameters and stage facts, each with provenance
+in the catalogue; the INVERT CPU split is fitted by :mod:`simulator.model.calibration`
+and stored back as two parameters); this module only scales them with the day sizes,
+channel counts and days imaged:
 
 * SPLIT: selection and flag-table reads and the regrid CPU scale linearly with the
   day size; the regrid reads the 32 MHz spectral window holding the sub-band.
@@ -32,6 +34,7 @@ from .specs import PlatformSpec, ScenarioSpec, StagePlacement, StorageSpec, Work
 
 __all__ = [
     "ChilesDemands",
+    "chiles_demands",
     "DataObject",
     "PoolInfo",
     "BuiltGraph",
@@ -48,7 +51,7 @@ STAGES = ("copy", "split", "invert", "concat")
 
 @dataclass(frozen=True)
 class ChilesDemands:
-    """Per-work-unit demands at the reference sizes (see :mod:`simulator.model.calibration`)."""
+    """Per-work-unit demands at the reference sizes (from the workload record: :func:`chiles_demands`)."""
 
     # SPLIT, per sub-band produced, at ``split_ref_day_bytes``
     split_ref_day_bytes: float
@@ -68,10 +71,7 @@ class ChilesDemands:
     invert_max_threads: int
     invert_random_write_ops: float
     invert_random_op_bytes: float
-    invert_image_products: int
     invert_peak_memory_bytes: float
-    #: object store -> instance per-client rate (cloud staging)
-    object_store_client_bytes_per_s: float
     # CONCAT, per group
     concat_create_s: float
     concat_peak_memory_bytes: float
@@ -187,6 +187,60 @@ def _spw_fraction(workload: WorkloadSpec) -> float:
 def _subband_fraction(workload: WorkloadSpec) -> float:
     full = float(workload.param("day_bandwidth", workload.param("bandwidth")))
     return float(workload.param("subband_width")) / full
+
+
+#: workload parameters the CHILES demands are built from (besides the dataset's shape)
+DEMAND_PARAMETERS = ("reference_day_size", "invert_reference_days", "split_selection_time", "split_flag_time",
+                     "split_read_rate", "invert_cpu_serial", "invert_cpu_parallel")
+
+
+def chiles_demands(workload: WorkloadSpec) -> ChilesDemands:
+    """The per-work-unit demands of a CHILES workload, from its record only.
+
+    SPLIT: the selection and flag-table phases read for their published length at
+    the CasaPy read rate (``split_*_time`` x ``split_read_rate``, §8.4, §8.2), which is
+    also the cap on SPLIT's sequential reads; the regrid CPU and peak memory are the
+    split stage's facts.  INVERT: creation overhead, threads, peak memory and random
+    operations (reads + writes, all on the image products) are the invert stage's
+    facts; the serial and parallel CPU parts are the ``invert_cpu_*`` parameters
+    (fitted, see :mod:`simulator.model.calibration`).  CONCAT: overhead and memory
+    from its stage.  A missing value raises ``ValueError`` naming it."""
+    def param(name: str) -> float:
+        value = workload.param(name)
+        if value is None:
+            hint = " (fitted: run 'manage.py fit_model')" if name.startswith("invert_cpu_") else ""
+            raise ValueError(f"workload {workload.slug!r}: parameter {name!r} is missing; the CHILES model needs "
+                             f"it{hint}")
+        return float(value)
+
+    def stage(name: str):
+        st = workload.stage(name)
+        if st is None:
+            raise ValueError(f"workload {workload.slug!r}: the CHILES model needs a {name!r} stage with its demands")
+        return st
+
+    split, invert, concat = stage("split"), stage("invert"), stage("concat")
+    rate = param("split_read_rate")
+    return ChilesDemands(
+        split_ref_day_bytes=param("reference_day_size"),
+        split_select_read_bytes=param("split_selection_time") * rate,
+        split_regrid_cpu_seconds=split.cpu_seconds,
+        split_flag_read_bytes=param("split_flag_time") * rate,
+        split_peak_memory_bytes=split.peak_memory_bytes,
+        split_read_cap_bytes_per_s=rate,
+        invert_ref_days=int(param("invert_reference_days")),
+        invert_ref_day_bytes=param("day_size_mean"),
+        invert_ref_channels=_channels_per_subband(workload),
+        invert_create_s=invert.overhead_s,
+        invert_cpu_serial_seconds=param("invert_cpu_serial"),
+        invert_cpu_parallel_seconds=param("invert_cpu_parallel"),
+        invert_max_threads=invert.usable_threads,
+        invert_random_write_ops=invert.random_read_ops + invert.random_write_ops,
+        invert_random_op_bytes=invert.random_op_bytes,
+        invert_peak_memory_bytes=invert.peak_memory_bytes,
+        concat_create_s=concat.overhead_s,
+        concat_peak_memory_bytes=concat.peak_memory_bytes,
+    )
 
 
 # ----------------------------------------------------------------------------------- placements
@@ -357,8 +411,7 @@ class _Builder:
         self.use_tier(tout)
         self.use_node(node_type)
         ain = tier_access(tin, node_type)
-        aout = tier_access(tout, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s
-                           if tout.kind == "object_store" else None)
+        aout = tier_access(tout, node_type)
         per_task = pl.subbands_per_task or subbands
         restore = tin.snapshot_restore_seconds if (tin.scope == "per_volume" and copies and copies[0] is not None
                                                     and self.p.is_cloud) else 0.0
@@ -405,13 +458,12 @@ class _Builder:
                 raise ValueError("INVERT from an object store needs a local_ssd tier to stage to")
             work = ssd
             self.use_tier(tin)
-            stage_in = tier_access(tin, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s)
+            stage_in = tier_access(tin, node_type)
         self.use_tier(work)
         self.use_tier(tout)
         self.use_node(node_type)
         aw = tier_access(work, node_type)
-        aout = tier_access(tout, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s
-                           if tout.kind == "object_store" else None)
+        aout = tier_access(tout, node_type)
         channels = _channels_per_subband(self.w)
         ch = channels / d.invert_ref_channels
         n = len(days)
@@ -456,14 +508,13 @@ class _Builder:
         if tin.kind == "object_store":
             ssd = next((s for s in self.p.storage if s.kind == "local_ssd"), None)
             work = ssd or tin
-            stage = tier_access(tin, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s)
+            stage = tier_access(tin, node_type)
             self.use_tier(tin)
         self.use_tier(work)
         self.use_tier(tout)
         self.use_node(node_type)
         aw = tier_access(work, node_type)
-        aout = tier_access(tout, node_type, client_bytes_per_s=d.object_store_client_bytes_per_s
-                           if tout.kind == "object_store" else None)
+        aout = tier_access(tout, node_type)
         group = int(self.w.param("max_concat_subbands", 12))
         image = _image_bytes(self.w)
         ids = []

@@ -20,10 +20,8 @@ from simulator.graph import Phase, TaskGraph
 from simulator.runner import run
 
 from .billing import Bill, CostLine, bill, gb_months, storage_intervals
-from .calibration import fit_chiles_demands
-from .chiles import BuiltGraph, ChilesDemands, build_chiles
-from .reference import complete_platform, reference_platforms, reference_workload
-from .specs import ScenarioSpec, WorkloadSpec
+from .chiles import STAGES, BuiltGraph, ChilesDemands, build_chiles, chiles_demands
+from .specs import ScenarioSpec
 from .spot import sample_interruption
 
 __all__ = [
@@ -32,7 +30,7 @@ __all__ = [
     "SimulationResult",
     "Summary",
     "build",
-    "default_demands",
+    "check_scenario",
     "simulate",
     "replicate",
     "replication_seed",
@@ -100,23 +98,37 @@ class Summary:
     cost_p90_aud: float
 
 
-_DEMANDS: dict[tuple, ChilesDemands] = {}
+def check_scenario(scenario: ScenarioSpec) -> None:
+    """Refuse options the model would otherwise ignore; ``ValueError`` names the field.
 
-
-def default_demands(workload: WorkloadSpec | None = None) -> ChilesDemands:
-    """CHILES demands fitted on the reference platforms (cached per workload parameters)."""
-    w = workload or reference_workload()
-    key = tuple(sorted((k, str(v)) for k, v in w.parameters.items()))
-    if key not in _DEMANDS:
-        ref = reference_workload()
-        params = {**ref.parameters, **{k: v for k, v in w.parameters.items() if v is not None}}
-        _DEMANDS[key] = fit_chiles_demands(reference_platforms(), replace(w, parameters=params))[0]
-    return _DEMANDS[key]
-
-
-def _prepare(scenario: ScenarioSpec) -> ScenarioSpec:
-    """Fill facts the catalogue left null from the reference platform of the same slug."""
-    return replace(scenario, platform=complete_platform(scenario.platform))
+    A CHILES run on a cluster or HPC centre with ``single_allocation`` waits in the
+    queue once, for the one allocation every batch stage shares: a per-stage
+    ``queue_wait_s`` can only be honoured if all those stages give the same value.  COPY
+    there runs on the centre's data-transfer node outside the batch queue, and elastic
+    (cloud) pools never queue, so a ``queue_wait_s`` on them is refused too."""
+    if scenario.workload.template != "chiles":
+        return  # the generic builders give each stage its own pool and honour each stage's wait
+    p = scenario.platform
+    waits = {}
+    for i, pl in enumerate(scenario.placements):
+        if pl.queue_wait_s is None:
+            continue
+        where = f"options.placements[{i}].queue_wait_s"
+        if pl.policy == "elastic" or p.is_cloud:
+            raise ValueError(f"{where}: stage {pl.stage!r} runs on {'the cloud' if p.is_cloud else 'elastic'} "
+                             f"instances, which do not queue; remove the queue wait")
+        if pl.stage == "copy":
+            raise ValueError(f"{where}: COPY runs on the centre's data-transfer node, outside the batch queue; "
+                             f"remove the queue wait")
+        waits[pl.stage] = (where, pl.queue_wait_s)
+    if scenario.single_allocation and not p.is_cloud and waits:
+        batch = [s for s in STAGES if s != "copy" and scenario.placement(s).policy != "elastic"]
+        values = {waits.get(s, (None, None))[1] for s in batch}
+        if len(values) > 1:
+            where = next(iter(waits.values()))[0]
+            raise ValueError(f"{where}: with single_allocation the run waits once for one allocation shared by "
+                             f"{', '.join(batch)}; give every one of them the same queue wait, or set "
+                             f"single_allocation to false to queue each stage on its own")
 
 
 def build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: random.Random | None = None,
@@ -125,7 +137,7 @@ def build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: 
     rng = rng or random.Random(scenario.seed)
     t = scenario.workload.template
     if t == "chiles":
-        return build_chiles(scenario, demands or default_demands(scenario.workload), rng=rng, **kwargs)
+        return build_chiles(scenario, demands or chiles_demands(scenario.workload), rng=rng, **kwargs)
     if t == "job_array":
         from .job_array import build_job_array
 
@@ -193,7 +205,8 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
              demands: ChilesDemands | None = None, record_utilisation: bool = True, **build_kwargs) -> SimulationResult:
     """One replication of ``scenario`` (``seed`` defaults to ``scenario.seed``)."""
     seed = scenario.seed if seed is None else int(seed)
-    scenario = _prepare(replace(scenario, seed=seed))
+    scenario = replace(scenario, seed=seed)
+    check_scenario(scenario)
     rng = random.Random(seed)
     total_steps = 4
     if progress:

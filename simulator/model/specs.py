@@ -2,8 +2,9 @@
 
 All values are in base units (bytes, bytes/s, seconds, operations, AUD) and every
 class is a frozen dataclass, JSON-serialisable with :func:`dataclasses.asdict`.
-Optional facts are ``None`` when unknown; builders fall back to documented
-assumptions (see :mod:`simulator.model.reference`) rather than inventing values.
+Optional facts are ``None`` when unknown.  Every value comes from the catalogue
+records (:mod:`simulator.model.catalogue` converts them); the model holds no
+reference values of its own.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ class QueueWaitSpec:
 class SchedulerSpec:
     kind: str = "none"  # none | pbs | slurm | cloud_api
     queue_wait: QueueWaitSpec = field(default_factory=QueueWaitSpec)
-    #: threads a task can actually use under this scheduler (Magnus/SLURM: 1); None = no cap
+    #: threads a task can actually use under this scheduler (e.g. 1 where OpenMP is unusable under SLURM); None = no cap
     usable_threads_per_task: int | None = None
 
 
@@ -130,11 +131,14 @@ class PlatformSpec:
     storage: tuple[StorageSpec, ...] = ()
 
     def node_type(self, name: str | None = None) -> NodeTypeSpec:
-        """The node type called ``name`` (the first one when ``name`` is None)."""
+        """The node type called ``name``.  When ``name`` is None: on a cluster or HPC centre the
+        compute partition (the most cores in total, count x cores), on the cloud the first type."""
         if not self.node_types:
             raise KeyError(f"platform {self.slug!r} has no node types")
         if name is None:
-            return self.node_types[0]
+            if self.is_cloud:
+                return self.node_types[0]
+            return max(self.node_types, key=lambda n: ((n.count or 1) * n.cores, -self.node_types.index(n)))
         for nt in self.node_types:
             if nt.name == name:
                 return nt
@@ -230,7 +234,7 @@ class ScenarioSpec:
     seed: int = 0
     include_copy: bool = True
     #: batch platforms: one allocation (largest stage's node count) held for the whole run,
-    #: as in the paper's Magnus job; False = one allocation per stage
+    #: as in the founding case study's HPC job; False = one allocation per stage
     single_allocation: bool = True
     #: object-store / snapshot data kept after the run ends (seconds) for storage billing
     retention_after_run_s: float = 0.0

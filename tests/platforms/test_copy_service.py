@@ -33,7 +33,7 @@ def test_a_copy_keeps_every_value_and_source_of_the_platform_its_node_types_and_
             assert copies[name].provenance == original.provenance, name
             assert copies[name].pk != original.pk
     # the reference is untouched
-    assert aws.node_types.count() == len(originals) and aws.workspace is None
+    assert aws.storage_tiers.count() == len(originals) and aws.workspace is None  # originals: the tiers, last
 
 
 def test_the_copy_changes_independently_of_the_reference(team, magnus_copy):

@@ -1,6 +1,7 @@
 """Configuration search: space checks, Pareto front, deadline/budget picks, and parallel Celery chunks."""
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,10 @@ from apps.scoring.logic.search import (
 )
 from apps.scoring.models import ConfigurationSearch, Status
 from apps.scoring.services import cancel_search, create_search, dispatch_search
-from simulator.model.validation import paper_scenarios
+from simulator.model.catalogue import load_catalogue
+from simulator.model.validation import epoch_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
 
 POINTS = [
     {"config": "a", "cost_aud": 100.0, "makespan_s": 50.0},
@@ -55,7 +59,8 @@ def test_it_enumerates_every_combination():
     ({"stages": {"split": {"nodes": list(range(1, 101))}, "invert": {"nodes": list(range(1, 101))}}}, "at most"),
 ])
 def test_it_refuses_a_bad_space_naming_the_field(space, message):
-    sc = paper_scenarios()["aws"]
+    platforms, workloads, _ = load_catalogue(ROOT / "fixtures" / "catalogue")
+    sc = epoch_scenario(platforms["aws-sydney"], workloads["chiles-epoch1"])
     with pytest.raises(SpaceError, match=message):
         validate_space(space, sc.platform, sc.workload)
 

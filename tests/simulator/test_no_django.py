@@ -27,9 +27,11 @@ def test_it_simulates_chiles_in_a_process_without_django_loaded():
     code = (
         "import sys, pkgutil, importlib, simulator, simulator.model\n"
         "for m in pkgutil.walk_packages(simulator.__path__, 'simulator.'): importlib.import_module(m.name)\n"
-        "from simulator.model.validation import paper_scenarios\n"
+        "from simulator.model.catalogue import load_catalogue\n"
+        "from simulator.model.validation import epoch_scenario\n"
         "from simulator.model.simulate import simulate\n"
-        "r = simulate(paper_scenarios()['magnus'], seed=1, record_utilisation=False)\n"
+        "ps, ws, _ = load_catalogue('fixtures/catalogue')\n"
+        "r = simulate(epoch_scenario(ps['magnus'], ws['chiles-epoch1']), seed=1, record_utilisation=False)\n"
         "assert r.makespan_s > 0\n"
         f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})\n"
         "print(','.join(bad))\n"

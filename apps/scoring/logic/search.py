@@ -13,7 +13,6 @@ from dataclasses import replace
 from typing import Any
 
 from simulator.model.chiles import STAGES, default_placements
-from simulator.model.reference import complete_platform
 from simulator.model.simulate import simulate
 from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, WorkloadSpec
 
@@ -91,8 +90,7 @@ def enumerate_space(space: dict) -> list[dict[str, dict[str, Any]]]:
 def scenario_for(platform: PlatformSpec, workload: WorkloadSpec, config: dict, *, seed: int = 0,
                  include_copy: bool = True) -> ScenarioSpec:
     """The scenario of one configuration: the paper's placements with the configuration's overrides."""
-    full = complete_platform(platform)
-    defaults = {pl.stage: pl for pl in default_placements(full)}
+    defaults = {pl.stage: pl for pl in default_placements(platform)}
     placements = []
     for stage, overrides in config.items():
         base = defaults.get(stage)

@@ -7,11 +7,9 @@ import math
 import pytest
 
 from simulator.model.catalogue import fact_value, platform_from_dict, workload_from_dict
-from simulator.model.chiles import build_chiles, day_sizes, n_concat_groups, n_subbands
+from simulator.model.chiles import build_chiles, chiles_demands, day_sizes, n_concat_groups, n_subbands
 from simulator.model.custom_dag import build_custom_dag
 from simulator.model.job_array import build_job_array
-from simulator.model.reference import reference_platforms, reference_workload
-from simulator.model.simulate import default_demands
 from simulator.model.specs import ScenarioSpec, StagePlacement, StageSpec, WorkloadSpec
 
 
@@ -22,10 +20,10 @@ def _counts(graph):
     return out
 
 
-def test_it_builds_the_chiles_graph_with_one_task_per_day_subband_and_group():
-    w = reference_workload()
-    p = reference_platforms()["magnus"]
-    b = build_chiles(ScenarioSpec(platform=p, workload=w, include_copy=True), default_demands(w))
+def test_it_builds_the_chiles_graph_with_one_task_per_day_subband_and_group(platforms, chiles):
+    w = chiles
+    p = platforms["magnus"]
+    b = build_chiles(ScenarioSpec(platform=p, workload=w, include_copy=True), chiles_demands(w))
     c = _counts(b.graph)
     assert n_subbands(w) == 120
     assert c["copy"] == 42 and c["split"] == 42
@@ -44,21 +42,22 @@ def test_it_builds_the_chiles_graph_with_one_task_per_day_subband_and_group():
     assert inv[44].slot == 0 and inv[45].slot == 1
 
 
-def test_it_splits_cloud_days_into_chunks_of_subbands():
-    w = reference_workload()
-    p = reference_platforms()["aws-sydney"]
-    b = build_chiles(ScenarioSpec(platform=p, workload=w), default_demands(w))
+def test_it_splits_cloud_days_into_chunks_of_subbands(platforms, chiles):
+    w = chiles
+    p = platforms["aws-sydney"]
+    b = build_chiles(ScenarioSpec(platform=p, workload=w), chiles_demands(w))
     c = _counts(b.graph)
     assert c["split"] == 42 * 30  # 4 sub-bands per instance (§5.2.2)
     assert c["invert"] == 120 and c["concat"] == 10 and c["copy"] == 42
     names = {r.name for r in b.graph.resources}
-    assert "wan" in names and "ebs-piops@{node}" in names and "instance-ssd:iops@{node}" in names
+    assert "wan" in names and "EBS Provisioned IOPS (SSD)@{node}" in names
+    assert "Instance store (ephemeral SSD):iops@{node}" in names
     inv = next(t for t in b.graph.tasks if t.stage == "invert")
     assert inv.phases[0].name == "stage_in" and inv.cores == 4
 
 
-def test_it_spreads_day_sizes_with_the_published_mean_min_and_max():
-    xs = day_sizes(reference_workload())
+def test_it_spreads_day_sizes_with_the_published_mean_min_and_max(chiles):
+    xs = day_sizes(chiles)
     assert len(xs) == 42
     assert min(xs) == pytest.approx(45e9)
     assert max(xs) == pytest.approx(803e9)
@@ -94,12 +93,12 @@ def test_it_converts_catalogue_facts_to_base_units_and_tolerates_nulls():
     assert w.stages[0].peak_memory_bytes == 1e9
 
 
-def test_it_wires_custom_dags_one_to_one_or_through_barriers():
-    p = reference_platforms()["magnus"]
+def test_it_wires_custom_dags_one_to_one_or_through_barriers(platforms):
+    p = platforms["magnus"]
     w = WorkloadSpec("d", template="custom_dag", stages=(
         StageSpec("a", cpu_seconds=1, n_tasks=3), StageSpec("b", cpu_seconds=1, n_tasks=3, depends_on=("a",)),
         StageSpec("c", cpu_seconds=1, n_tasks=1, depends_on=("b",))))
-    pls = tuple(StagePlacement(s, None, 2, "lustre-scratch", None, "node_hour", "dynamic") for s in "abc")
+    pls = tuple(StagePlacement(s, None, 2, "Sonexion Lustre scratch", None, "node_hour", "dynamic") for s in "abc")
     g = build_custom_dag(ScenarioSpec(platform=p, workload=w, placements=pls)).graph
     a = [t for t in g.tasks if t.stage == "a"]
     b = [t for t in g.tasks if t.stage == "b"]
@@ -109,11 +108,11 @@ def test_it_wires_custom_dags_one_to_one_or_through_barriers():
     assert c.deps == (barrier.id,) and sorted(barrier.deps) == [t.id for t in b]
 
 
-def test_it_builds_job_arrays_with_staging_phases():
-    p = reference_platforms()["aws-sydney"]
+def test_it_builds_job_arrays_with_staging_phases(platforms):
+    p = platforms["aws-sydney"]
     w = WorkloadSpec("j", template="job_array", parameters={"n_jobs": 5, "stage_in_bytes": 1e9, "stage_out_bytes": 1e8},
                      stages=(StageSpec("job", cpu_seconds=10, seq_read_bytes=1e9),))
-    pls = (StagePlacement("job", "m3.xlarge", 2, "s3-rrs", "s3-rrs", "spot", "elastic"),)
+    pls = (StagePlacement("job", "m3.xlarge", 2, "S3 Reduced Redundancy", "S3 Reduced Redundancy", "spot", "elastic"),)
     g = build_job_array(ScenarioSpec(platform=p, workload=w, placements=pls)).graph
     assert len(g.tasks) == 5
     assert [ph.name for ph in g.tasks[0].phases] == ["stage_in", "compute", "stage_out"]
