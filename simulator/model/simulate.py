@@ -268,14 +268,18 @@ def _scaled(progress: Progress, step: int, total_steps: int) -> Progress:
 
 
 def replication_seed(seed: int, index: int) -> int:
-    """An independent 63-bit seed for replication ``index`` (stable across processes)."""
+    """The seed of replication ``index``: ``seed`` itself for index 0 (so one replication of a scenario is the run
+    of its seed, wherever it is made: a job, validation, a search), else an independent 63-bit seed (stable across
+    processes)."""
+    if int(index) == 0:
+        return int(seed)
     h = hashlib.sha256(f"skyplan:{int(seed)}:{int(index)}".encode()).digest()
     return int.from_bytes(h[:8], "big") >> 1
 
 
 def replicate(scenario: ScenarioSpec, seed: int, index: int, **kwargs) -> SimulationResult:
     """Replication ``index`` of ``scenario`` (index 0 uses ``seed`` itself)."""
-    return simulate(scenario, seed=seed if index == 0 else replication_seed(seed, index), **kwargs)
+    return simulate(scenario, seed=replication_seed(seed, index), **kwargs)
 
 
 def _quantile(xs: list[float], q: float) -> float:
