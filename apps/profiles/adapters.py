@@ -14,16 +14,11 @@ from dataclasses import replace
 
 from apps.platforms.models import Platform
 from apps.profiles.analysis import Capacity
-from apps.scenarios.adapters import platform_dict
-from simulator.model.catalogue import platform_from_dict
+from apps.scenarios.adapters import platform_spec
 from simulator.model.simulate import simulate
 from simulator.model.specs import PlatformSpec, ScenarioSpec, StagePlacement, StageSpec, WorkloadSpec
 
 __all__ = ["platform_spec", "simulate_stage_task", "stage_facts", "default_node_and_tier", "host_capacity"]
-
-
-def platform_spec(platform: Platform) -> PlatformSpec:
-    return platform_from_dict(platform_dict(platform))
 
 
 def stage_facts(stage) -> dict[str, float]:
@@ -34,10 +29,11 @@ def stage_facts(stage) -> dict[str, float]:
 
 
 def default_node_and_tier(platform: Platform) -> tuple[str | None, str | None]:
-    """The first node type and storage tier of a platform (what a single work-unit uses by default)."""
-    nt = platform.node_types.order_by("name").first()
-    tier = platform.storage_tiers.order_by("name").first()
-    return (nt.name if nt else None), (tier.name if tier else None)
+    """The node type and storage tier a single work-unit uses by default: the model's own default (a cluster's
+    compute partition, the cloud's first type; the first tier)."""
+    spec = platform_spec(platform)
+    nt = spec.node_type() if spec.node_types else None
+    return (nt.name if nt else None), (spec.storage[0].name if spec.storage else None)
 
 
 def host_capacity(platform: Platform | None) -> Capacity | None:

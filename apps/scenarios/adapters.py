@@ -19,6 +19,7 @@ from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.catalogue import Observation, platform_from_dict, workload_from_dict
 from simulator.model.chiles import default_placements
+from simulator.model.simulate import check_scenario
 from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 
 __all__ = [
@@ -158,10 +159,12 @@ def scenario_from_inputs(inputs: dict[str, Any], seed: int) -> ScenarioSpec:
     retention = options.get("retention_after_run_s", 0.0)
     if isinstance(retention, bool) or not isinstance(retention, (int, float)) or retention < 0:
         raise ValueError("options.retention_after_run_s: must be a non-negative number of seconds")
-    return ScenarioSpec(
+    scenario = ScenarioSpec(
         platform=platform, workload=workload, placements=tuple(placements), seed=int(seed),
         retention_after_run_s=float(retention), **flags,
     )
+    check_scenario(scenario)  # options the model would otherwise ignore are refused here, naming the field
+    return scenario
 
 
 def _placement(raw: Any, i: int, platform: PlatformSpec, workload: WorkloadSpec) -> StagePlacement:

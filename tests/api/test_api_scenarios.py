@@ -4,6 +4,7 @@ Replications are executed in-process here (``execute_replication``); test_flow.p
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -156,3 +157,16 @@ def test_pagination_refuses_an_invalid_offset_or_limit_naming_it(db, django_user
     for query in ("limit=500", "offset=1000000000000", "limit=1&offset=0"):
         response = client.get(f"/api/v1/benchmarks/?{query}")
         assert response.status_code == 200 and response.json()["results"] == [], query
+
+
+def test_a_per_stage_queue_wait_one_allocation_cannot_honour_is_a_400_naming_the_placement(api, catalogue):
+    options = {"placements": [{"stage": "split", "queue_wait_s": 3600}, {"stage": "invert", "queue_wait_s": 60}]}
+    response = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "options": options},
+                        format="json")
+    assert response.status_code == 400, response.json()
+    assert "queue_wait_s: with single_allocation" in json.dumps(response.json())
+    assert api.get("/api/v1/runs/").json()["count"] == 0
+    options["single_allocation"] = False  # each stage queues on its own: both waits are honoured
+    ok = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "options": options},
+                  format="json")
+    assert ok.status_code == 201, ok.json()
