@@ -59,3 +59,27 @@ def test_the_cli_and_the_page_say_not_recorded(db, samples, logged_in):
     assert "0.0 MB" not in text
     html = logged_in.get(Profile.objects.get().get_absolute_url()).content.decode()
     assert "<td>not recorded</td>" in html
+
+
+@pytest.mark.parametrize("name", [*LAYOUTS, "seq_read.pidstat.txt", "rand_read.pidstat.txt"])
+def test_the_vectorised_reader_agrees_with_the_line_by_line_one(samples, name):
+    from apps.profiles.parsers import pidstatscan
+    from apps.profiles.parsers import samples as sample_parsers
+
+    fast = sample_parsers.parse_pidstat(samples / name)
+    slow = sample_parsers._parse_pidstat_lines(samples / name)
+    assert fast.meta == slow.meta
+    assert fast.samples.equals(slow.samples)
+    frame, _, _ = pidstatscan.read_chunk((samples / name).read_bytes(), None, sample_parsers._PIDSTAT)
+    assert frame is not None and len(frame)  # read by the vectorised path, not handed back
+
+
+def test_a_damaged_pidstat_row_is_named_by_its_line(samples, tmp_path):
+    from apps.profiles.parsers import ParseError
+
+    lines = (samples / "cpu_write.pidstat_hu.txt").read_text().splitlines()
+    lines[4] = lines[4].replace("24.00", "24.0x", 1)
+    path = tmp_path / "damaged.txt"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ParseError, match=r"damaged.txt, line 5: a finite number in column %usr"):
+        parse(path)

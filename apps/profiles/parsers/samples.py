@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .base import Parsed, ParseError, Progress, line_at, read_byte_chunks, read_chunks
+from .pidstatscan import read_chunk as read_pidstat_chunk
 
 __all__ = [
     "SAMPLE_COLUMNS", "SKYPLAN_COLUMNS", "SKYPLAN_REQUIRED", "SKYPLAN_MARKER", "CHILES_HEADER", "MAX_ROWS",
@@ -438,6 +439,62 @@ _ID_COLUMNS = {"UID", "USER", "PID", "TGID"}
 
 
 def parse_pidstat(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
+    """pidstat text in any layout (see :func:`_parse_pidstat_lines`): read chunk by chunk with pandas
+    (:mod:`.pidstatscan`); a file holding anything that reader does not know for certain is read line
+    by line instead, which names the line at fault."""
+    filename = filename or Path(path).name
+    col = _Collector()
+    header: list[str] | None = None
+    host = host_cores = None
+    day, prev_clock = 0.0, -1.0
+    pending: pd.DataFrame | None = None
+    seen_header = False
+    metrics = [dst for dst, _ in _PIDSTAT.values()]
+
+    def flush(rows: pd.DataFrame) -> None:
+        per_t = rows.groupby("t", sort=False)[[m for m in metrics if m in rows]].sum(min_count=1)
+        cols = {m: (per_t[m].to_numpy(dtype=float) if m in per_t else np.full(len(per_t), np.nan)) for m in metrics}
+        if not np.isnan(cols["read_bytes_per_s"]).all() or not np.isnan(cols["write_bytes_per_s"]).all():
+            cols["io_bytes_per_s"] = np.nan_to_num(cols["read_bytes_per_s"]) + np.nan_to_num(cols["write_bytes_per_s"])
+        col.add(per_t.index.to_numpy(dtype=float), cols)
+
+    for _, data in read_byte_chunks(path, progress):
+        frame, header, banners = read_pidstat_chunk(data, header, _PIDSTAT)
+        if frame is None or (header is not None and len(header) > MAX_PIDSTAT_COLUMNS):
+            return _parse_pidstat_lines(path, filename, progress)
+        seen_header = seen_header or header is not None
+        for line in banners:
+            parts = line.decode("latin-1").split()
+            host = parts[2].strip("()") if len(parts) > 2 else None
+            cpus = re.search(r"\((\d+) CPU\)", line.decode("latin-1"))
+            host_cores = int(cpus.group(1)) if cpus else None
+        if not len(frame):
+            continue
+        clock = frame["clock"].to_numpy()
+        epoch = frame["epoch"].to_numpy()
+        if epoch.any() and not epoch.all():
+            return _parse_pidstat_lines(path, filename, progress)
+        if not epoch[0]:  # HH:MM:SS: a step back of more than 12 h is the next day
+            prev = np.r_[prev_clock, clock[:-1]]
+            days = day + 86400.0 * np.cumsum(clock + 43200 < prev)
+            prev_clock, day = float(clock[-1]), float(days[-1])
+            frame["t"] = clock + days
+        else:
+            frame["t"] = clock
+        rows = frame if pending is None else pd.concat([pending, frame], ignore_index=True)
+        t = rows["t"].to_numpy()
+        last = t == t[-1]
+        pending = rows[last]
+        if (~last).any():
+            flush(rows[~last])
+    if not seen_header:
+        return _parse_pidstat_lines(path, filename, progress)
+    if pending is not None and len(pending):
+        flush(pending)
+    return col.finish("pidstat", filename, {"host": host, "host_cores": host_cores, "columns": header or []})
+
+
+def _parse_pidstat_lines(path: str | Path, filename: str | None = None, progress: Progress = None) -> Parsed:
     """pidstat text (sysstat 12) in the layouts its manual lists, parsed by its header names.
 
     With ``-h`` one line per process and interval under a ``# Time ...`` header; without it one
