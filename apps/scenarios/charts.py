@@ -97,8 +97,10 @@ def stage_gantt_figure(stages: pd.DataFrame) -> go.Figure:
     resource that bounded it."""
     platforms = _platforms(stages)
     rows = max(1, len(platforms))
+    top, bottom, panel, gap = 40, 100, 130, 95  # pixels: a gap holds the ticks, the axis title and the next title
+    plot = rows * panel + (rows - 1) * gap
     fig = make_subplots(rows=rows, cols=1, subplot_titles=platforms, shared_xaxes=True,
-                        vertical_spacing=min(0.12, 0.3 / rows))
+                        vertical_spacing=gap / plot if rows > 1 else 0)
     stage_names = [s for s in dict.fromkeys(stages["stage"]) if s != "queue wait"]
     colours = {s: STAGE_COLOURS[i % len(STAGE_COLOURS)] for i, s in enumerate(stage_names)}
     colours["queue wait"] = QUEUE_COLOUR
@@ -118,22 +120,24 @@ def stage_gantt_figure(stages: pd.DataFrame) -> go.Figure:
             shown.add(st["stage"])
         order = [s for s in ["queue wait", *stage_names] if s in set(part["stage"])]
         fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(order)), row=row, col=1)
-    fig.update_xaxes(showticklabels=True, rangemode="tozero")
-    fig.update_xaxes(title_text="time since submission (hours)", row=rows, col=1)
+    fig.update_xaxes(showticklabels=True, rangemode="tozero", title_text="time since submission (hours)",
+                     title_standoff=4)
     fig.update_annotations(font_size=13)
-    fig.update_layout(barmode="overlay", height=max(320, 170 * rows + 90),
-                      margin={"l": 90, "r": 20, "t": 40, "b": 50},
-                      legend={"title": {"text": "stage"}, "orientation": "h", "y": -60 / (170 * rows + 90) - 0.05,
-                              "yanchor": "top"})
+    fig.update_layout(barmode="overlay", height=plot + top + bottom, margin={"l": 90, "r": 20, "t": top, "b": bottom},
+                      legend={"title": {"text": "stage"}, "orientation": "h", "y": -58 / plot, "yanchor": "top"})
     return fig
 
 
 def utilisation_over_time_figure(utilisation: pd.DataFrame) -> go.Figure:
     """One panel per platform: MB/s in use over time on its busiest resource groups, each panel with its own
-    legend beside it (the resource that bounds the platform is the one that stays at its ceiling)."""
+    legend under its time axis (so it never covers the lines, at any width); the resource that bounds the
+    platform is the one that stays at its ceiling."""
     platforms = _platforms(utilisation)
     rows = max(1, len(platforms))
-    fig = make_subplots(rows=rows, cols=1, subplot_titles=platforms, vertical_spacing=min(0.14, 0.36 / rows))
+    top, bottom, panel, gap = 40, 120, 190, 150  # pixels: a gap holds the axis title, the legend, the next title
+    plot = rows * panel + (rows - 1) * gap
+    fig = make_subplots(rows=rows, cols=1, subplot_titles=platforms, vertical_spacing=gap / plot if rows > 1 else 0)
+    legends = {}
     for row, platform in enumerate(platforms, start=1):
         part = utilisation[utilisation["platform"] == platform]
         legend = "legend" if row == 1 else f"legend{row}"
@@ -144,16 +148,13 @@ def utilisation_over_time_figure(utilisation: pd.DataFrame) -> go.Figure:
                 hovertemplate=f"{resource}<br>%{{x:.1f}} h: %{{y:,.1f}} MB/s<extra>{platform}</extra>",
             ), row=row, col=1)
         fig.update_yaxes(title_text="MB/s", rangemode="tozero", row=row, col=1)
-        fig.update_xaxes(title_text="time since submission (hours)", rangemode="tozero", row=row, col=1)
-    height = 260 * rows
-    layout = {}
-    for row in range(1, rows + 1):
-        axis = fig.layout["yaxis" if row == 1 else f"yaxis{row}"]
-        layout["legend" if row == 1 else f"legend{row}"] = {
-            "y": axis.domain[1], "yanchor": "top", "x": 1.0, "xanchor": "right", "bgcolor": "rgba(255,255,255,0.75)",
-            "font": {"size": 11}}
+        fig.update_xaxes(title_text="time since submission (hours)", rangemode="tozero", title_standoff=4,
+                         row=row, col=1)
+        domain = fig.layout["yaxis" if row == 1 else f"yaxis{row}"].domain
+        legends[legend] = {"orientation": "h", "x": 0, "xanchor": "left", "y": domain[0] - 62 / plot,
+                           "yanchor": "top", "font": {"size": 11}}
     fig.update_annotations(font_size=13)
-    fig.update_layout(height=height, margin={"l": 70, "r": 20, "t": 40, "b": 40}, **layout)
+    fig.update_layout(height=plot + top + bottom, margin={"l": 70, "r": 20, "t": top, "b": bottom}, **legends)
     return fig
 
 
@@ -176,7 +177,8 @@ def cost_breakdown_figure(costs: pd.DataFrame) -> go.Figure:
 
 def cost_per_year_figure(costs: pd.DataFrame) -> go.Figure:
     """Horizontal stacked bars: each platform's cost a year by category (fixed costs, and the runs' bills), its
-    total written at the end of the bar so a small one stays readable beside a large one."""
+    name above its bar and its total written beside it, so a small one stays readable beside a large one and the
+    chart holds on a narrow screen."""
     platforms = _platforms(costs)
     fig = go.Figure()
     for category in dict.fromkeys(costs["category"]):
@@ -184,50 +186,57 @@ def cost_per_year_figure(costs: pd.DataFrame) -> go.Figure:
         if not (part["aud_per_year"].fillna(0) > 0).any():
             continue
         fig.add_trace(go.Bar(
-            name=category, orientation="h", y=platforms, x=part["aud_per_year"].fillna(0).tolist(),
+            name=category, orientation="h", y=platforms, x=part["aud_per_year"].fillna(0).tolist(), width=0.45,
             marker_color=CATEGORY_COLOURS.get(category), legendgroup=category,
             hovertemplate=f"%{{y}}<br>{category}: AUD %{{x:,.0f}} a year<extra></extra>",
         ))
     totals = costs.drop_duplicates("platform").set_index("platform").reindex(platforms)["per_year_aud"]
     fig.add_trace(go.Scatter(
-        x=totals.tolist(), y=platforms, mode="text", text=[f"  AUD {v:,.0f}" for v in totals],
+        x=totals.tolist(), y=platforms, mode="text", text=[f" AUD {v:,.0f}" for v in totals],
         textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False))
-    fig.update_layout(barmode="stack", height=120 + 60 * len(platforms), margin={"l": 10, "r": 90, "t": 10, "b": 50},
-                      xaxis={"title": {"text": "cost a year (AUD)"}, "rangemode": "tozero"},
-                      yaxis={"automargin": True, "autorange": "reversed"},
-                      legend={"orientation": "h", "y": -0.35, "title": {"text": ""}})
+    for name in platforms:
+        fig.add_annotation(x=0, y=name, text=name, showarrow=False, xanchor="left", yanchor="bottom", yshift=9,
+                           xref="x", yref="y", font={"size": 12})
+    fig.update_layout(barmode="stack", height=110 + 70 * len(platforms), margin={"l": 10, "r": 90, "t": 10, "b": 50},
+                      xaxis={"title": {"text": "cost a year (AUD)"}, "rangemode": "tozero", "tickformat": ",.0f"},
+                      yaxis={"showticklabels": False, "autorange": "reversed"},
+                      legend={"orientation": "h", "y": -0.3, "yanchor": "top", "title": {"text": ""}})
     return fig
 
 
 def distribution_figure(replications: pd.DataFrame, column: str, unit: str) -> go.Figure:
-    """One panel per platform: every replication's value, and P50 with a P10–P90 bar.  Each axis starts at
-    zero (a spread of a few units on a value of thousands is not a spread), and a platform whose replications
-    all agree says so rather than drawing an axis around one point."""
+    """One horizontal strip per platform (stacked, each on its own axis from zero, since platforms differ by
+    orders of magnitude): every replication's value as a dot, and P50 with a P10–P90 bar.  A platform whose
+    replications all agree says so rather than drawing an axis around one point."""
     platforms = _platforms(replications)
-    fig = make_subplots(rows=1, cols=max(1, len(platforms)), subplot_titles=platforms, horizontal_spacing=0.1)
-    for col, platform in enumerate(platforms, start=1):
+    rows = max(1, len(platforms))
+    top, bottom, panel, gap = 30, 90, 60, 75
+    plot = rows * panel + (rows - 1) * gap
+    fig = make_subplots(rows=rows, cols=1, subplot_titles=platforms, vertical_spacing=gap / plot if rows > 1 else 0)
+    for row, platform in enumerate(platforms, start=1):
         values = replications.loc[replications["platform"] == platform, column].astype(float)
         p10, p50, p90 = (float(values.quantile(q)) for q in (0.1, 0.5, 0.9))
         fig.add_trace(go.Scatter(
-            name="replications", legendgroup="reps", showlegend=col == 1, mode="markers", x=[platform] * len(values),
-            y=values.tolist(), marker={"color": "#1f5f8b", "opacity": 0.5, "size": 8},
-            hovertemplate=f"%{{y:,.2f}}<extra>{platform}</extra>",
-        ), row=1, col=col)
+            name="replications", legendgroup="reps", showlegend=row == 1, mode="markers", y=[platform] * len(values),
+            x=values.tolist(), marker={"color": "#1f5f8b", "opacity": 0.5, "size": 9},
+            hovertemplate=f"%{{x:,.2f}}<extra>{platform}</extra>",
+        ), row=row, col=1)
         fig.add_trace(go.Scatter(
-            name="P50 (bar: P10–P90)", legendgroup="p50", showlegend=col == 1, mode="markers", x=[platform], y=[p50],
+            name="P50 (bar: P10–P90)", legendgroup="p50", showlegend=row == 1, mode="markers", y=[platform], x=[p50],
             marker={"color": "#d9822b", "size": 14, "symbol": "diamond"},
-            error_y={"type": "data", "symmetric": False, "array": [p90 - p50], "arrayminus": [p50 - p10], "width": 12},
+            error_x={"type": "data", "symmetric": False, "array": [p90 - p50], "arrayminus": [p50 - p10], "width": 8},
             hovertemplate=f"P10 {p10:,.2f}<br>P50 {p50:,.2f}<br>P90 {p90:,.2f}<extra>{platform}</extra>",
-        ), row=1, col=col)
-        top = float(values.max()) if len(values) else 0.0
-        fig.update_yaxes(title_text=unit if col == 1 else None, range=[0, top * 1.15 if top > 0 else 1.0],
-                         tickformat=",.0f" if top >= 10 else None, row=1, col=col)
-        fig.update_xaxes(showticklabels=False, row=1, col=col)
-        if values.max() - values.min() <= 1e-9 * max(1.0, abs(top)):
-            fig.add_annotation(text=f"all {len(values)} alike", showarrow=False, xref=f"x{col if col > 1 else ''} domain",
-                               yref=f"y{col if col > 1 else ''} domain", x=0.5, y=0.97, yanchor="top",
-                               font={"size": 11})
+        ), row=row, col=1)
+        high = float(values.max()) if len(values) else 0.0
+        fig.update_xaxes(title_text=unit, title_standoff=2, range=[0, high * 1.1 if high > 0 else 1.0],
+                         tickformat=",.0f" if high >= 10 else None, row=row, col=1)
+        fig.update_yaxes(showticklabels=False, row=row, col=1)
+        if len(values) > 1 and values.max() - values.min() <= 1e-9 * max(1.0, abs(high)):
+            axis = "" if row == 1 else str(row)
+            fig.add_annotation(text=f"all {len(values)} replications alike", showarrow=False, xref=f"x{axis} domain",
+                               yref=f"y{axis} domain", x=1, y=0, xanchor="right", yanchor="bottom",
+                               font={"size": 11, "color": "#5b6775"})
     fig.update_annotations(font_size=12)
-    fig.update_layout(height=320, margin={"l": 70, "r": 20, "t": 50, "b": 20},
-                      legend={"orientation": "h", "y": -0.08, "yanchor": "top"})
+    fig.update_layout(height=plot + top + bottom, margin={"l": 20, "r": 20, "t": top, "b": bottom},
+                      legend={"orientation": "h", "y": -55 / plot, "yanchor": "top"})
     return fig

@@ -561,7 +561,7 @@ def is_papers_scenario(scenario: Scenario, entries) -> bool:
 
 
 #: bumped when the cached figures or tables change shape, so scenarios computed before are computed again
-RESULTS_VERSION = 2
+RESULTS_VERSION = 4
 
 
 def _cache_key(entries) -> list:

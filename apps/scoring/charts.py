@@ -11,15 +11,16 @@ SECONDS_PER_HOUR = 3600.0
 
 def radar_figure(report: dict) -> str:
     """One closed trace per platform over the criteria's 0-5 ranks (the paper's Figure 12)."""
-    labels = [c["label"] for c in report["criteria"]]
+    # two lines for a long label, so the radar keeps its labels inside a narrow screen
+    labels = [c["label"].replace(" ", "<br>", 1) if len(c["label"]) > 15 else c["label"] for c in report["criteria"]]
     fig = go.Figure()
     for p in report["platforms"]:
         r = [s["score"] for s in p["scores"]]
         hover = [s["explanation"] for s in p["scores"]]
         fig.add_trace(go.Scatterpolar(r=r + r[:1], theta=labels + labels[:1], name=p["name"], fill="toself",
                                       opacity=0.6, text=hover + hover[:1], hoverinfo="name+text"))
-    fig.update_layout(polar={"radialaxis": {"range": [0, 5], "dtick": 1}}, margin={"t": 30, "b": 30},
-                      legend={"orientation": "h"}, height=480)
+    fig.update_layout(polar={"radialaxis": {"range": [0, 5], "dtick": 1}, "angularaxis": {"tickfont": {"size": 11}}},
+                      margin={"t": 40, "b": 30, "l": 80, "r": 80}, legend={"orientation": "h"}, height=480)
     return fig.to_json()
 
 
