@@ -74,3 +74,14 @@ def test_an_import_can_be_cancelled_and_unknown_ids_are_404(api, db):
     assert api.post(f"/api/v1/profiles/imports/{job['id']}/cancel/").json()["status"] == "cancelled"
     assert api.get(f"/api/v1/profiles/imports/{uuid.uuid4()}/").status_code == 404
     assert api.get("/api/v1/profiles/999999/").status_code == 404
+
+
+def test_the_api_gives_null_for_what_a_file_does_not_record_and_the_import_warnings(api, db):
+    # pidstat -u only: no memory, no I/O; a strace whose last line was cut short
+    for name in ("cpu_write.pidstat_u.txt", "dd_cut.strace"):
+        execute_import(_upload(api, name=name).json()["id"])
+    pidstat = api.get(f"/api/v1/profiles/{Profile.objects.get(format='pidstat').pk}/").json()
+    assert pidstat["summary"]["peak_memory_bytes"] is None and pidstat["summary"]["write_bytes"] is None
+    assert pidstat["warnings"] == []
+    strace = api.get(f"/api/v1/profiles/{Profile.objects.get(format='strace').pk}/").json()
+    assert strace["warnings"][0].startswith("line 1032, the last, is cut short")

@@ -68,8 +68,14 @@ class ProfileSerializer(serializers.ModelSerializer):
 
 
 class ProfileDetailSerializer(ProfileSerializer):
-    summary = serializers.JSONField(help_text="the Table-4-style summary: CPU, memory, I/O volumes and classes")
+    summary = serializers.JSONField(help_text="the Table-4-style summary: CPU, memory, I/O volumes and classes "
+                                              "(null where the file does not record a figure)")
     phases = serializers.JSONField(help_text="phases of the run, each labelled by what bounded it")
+    warnings = serializers.SerializerMethodField(help_text="what the import left out or could not trust "
+                                                           "(e.g. a last line cut short)")
 
     class Meta(ProfileSerializer.Meta):
-        fields = [*ProfileSerializer.Meta.fields, "summary", "phases"]
+        fields = [*ProfileSerializer.Meta.fields, "summary", "phases", "warnings"]
+
+    def get_warnings(self, profile) -> list[str]:
+        return list((profile.analysis.get("meta") or {}).get("warnings") or [])
