@@ -53,8 +53,11 @@ class PrivatePostgres:
     """A throw-away cluster: ``start()``, ``stop()``, ``url(dbname)``, ``destroy()``.  fsync is off (nothing here
     needs to survive the machine crashing; a server restart loses nothing committed)."""
 
-    def __init__(self):
+    def __init__(self, host: str = "127.0.0.1", hba: tuple[str, ...] = ()):
+        """``host``: the address it listens on and its URLs name (e.g. a veth address other hosts reach);
+        ``hba``: pg_hba.conf lines put before the default ones (who may connect from there, and how)."""
         self.bin = _pg_bin()
+        self.host = host
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="skyplan-pg-"))
         self.data, self.log = self.dir / "data", self.dir / "server.log"
@@ -63,6 +66,9 @@ class PrivatePostgres:
             pw = pwd.getpwnam("postgres")
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8")
+        if hba:
+            conf = self.data / "pg_hba.conf"
+            conf.write_text("\n".join(hba) + "\n" + conf.read_text())
 
     def _run(self, program: str, *args: str) -> None:
         cmd = [str(self.bin / program), *args]
@@ -71,10 +77,10 @@ class PrivatePostgres:
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
 
     def url(self, dbname: str = "postgres") -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/{dbname}"
+        return f"postgres://postgres@{self.host}:{self.port}/{dbname}"
 
     def start(self) -> None:
-        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses={self.host} -c fsync=off"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
 
     def stop(self) -> None:
@@ -93,26 +99,35 @@ class PrivateRedis:
     """A Redis that keeps nothing on disk, like the shared one: ``start()``, ``stop()``, ``url(db)``,
     ``destroy()``.  The process is this test's child, stopped by its own pid."""
 
-    def __init__(self):
+    def __init__(self, host: str = "127.0.0.1", users: tuple[str, ...] = ()):
+        """``host``: the address it listens on; ``users``: ACL rules, one user each ("name on >password ~* ...");
+        with them the default user is switched off, so only those users get in."""
+        self.host = host
+        self.users = users
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="skyplan-redis-"))
         self.proc: subprocess.Popen | None = None
 
-    def url(self, db: int = 0) -> str:
-        return f"redis://127.0.0.1:{self.port}/{db}"
+    def url(self, db: int = 0, user: str = "", password: str = "") -> str:
+        auth = f"{user}:{password}@" if user else ""
+        return f"redis://{auth}{self.host}:{self.port}/{db}"
 
     def _ping(self) -> bool:
         try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+            with socket.create_connection((self.host, self.port), timeout=1) as s:
                 s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
+                return s.recv(64).startswith((b"+PONG", b"-NOAUTH"))
         except OSError:
             return False
 
     def start(self) -> None:
+        acl = []
+        if self.users:
+            (self.dir / "users.acl").write_text("user default off\n" + "".join(f"user {u}\n" for u in self.users))
+            acl = ["--aclfile", str(self.dir / "users.acl")]
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.dir), "--logfile", str(self.dir / "server.log")],
+            ["redis-server", "--port", str(self.port), "--bind", self.host, "--save", "", "--appendonly", "no",
+             "--dir", str(self.dir), "--logfile", str(self.dir / "server.log"), *acl],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _wait(self._ping, 30, "redis-server")
 
