@@ -54,7 +54,9 @@ __all__ = [
     "decimate",
 ]
 
-#: A flow within this many seconds of finishing is finished (float rounding).
+#: A flow within this many seconds of finishing is finished (float rounding).  So is one whose finish time,
+#: added to the clock, rounds to the clock: late in a long run (the clock past 2**23 s, where its resolution is
+#: coarser than this) it could otherwise be woken at the same instant for ever.
 TIME_EPS = 1e-9
 
 
@@ -216,7 +218,7 @@ class PSResource:
         heap = self.heap
         done = []
         n = self.n
-        while heap and heap[0][0] <= limit:
+        while heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
             item = heappop(heap)
             n -= item[2]
             done += item[3]
@@ -442,7 +444,7 @@ class GeneralGroup:
         done = []
         keep = []
         for f in self.flows:
-            if f.rem <= f.rate * TIME_EPS + 1e-12 * abs(f.rem + 1.0):
+            if f.rem <= f.rate * TIME_EPS + 1e-12 * abs(f.rem + 1.0) or (f.rate > 0.0 and now + f.rem / f.rate <= now):
                 done.append(f)
             else:
                 keep.append(f)

@@ -143,3 +143,18 @@ def test_it_decimates_a_long_step_function_preserving_its_area():
     assert len(out) <= 52
     area = sum(r * ((out[k + 1][0] if k + 1 < len(out) else 1000.0) - t) for k, (t, r) in enumerate(out))
     assert area == pytest.approx(sum(rates))
+
+
+#: 2**24 s (194 days) into a run the clock's resolution is 3.7e-9 s: a finish under half that away rounds to now
+LATE = 2.0**24
+
+
+@pytest.mark.parametrize(("cap", "extra"), [(None, 3e-9), (1.0, 1.5e-9)], ids=["shared-equally", "capped-flows"])
+def test_a_flow_left_with_less_than_the_clocks_resolution_finishes_late_in_a_long_run(cap, extra):
+    # two flows start at LATE: one moves 1 unit, the other 1 + extra.  When the first ends (LATE + 1) the other has
+    # 1.5e-9 s left (alone it gets the whole 2 units/s; capped, 1): more than TIME_EPS, yet LATE + 1 + 1.5e-9 rounds
+    # to LATE + 1.  It must finish there, not be woken at that instant for ever.
+    phase = Phase("io", overhead_s=LATE, flows=(Flow(("disk",), 1.0, cap), Flow(("disk",), 1.0 + extra, cap)))
+    g = TaskGraph((ResourceSpec("disk", 2.0),), (POOL,), (Task(0, "t", (phase,), (), "p"),))
+    r = run(g)
+    assert r.makespan_s == LATE + 1.0 and r.events < 10
