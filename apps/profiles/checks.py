@@ -25,7 +25,10 @@ __all__ = ["check_parsed", "check_analysis", "SSIZE_MAX"]
 SSIZE_MAX = 2**63 - 1
 
 # a line's ``<duration>`` worth a closer look: a sign, a letter (nan, inf, an exponent) or one second or more
-_ODD_DURATION = re.compile(rb"<(-[^<>\n]*|[^<>\n]*[A-Za-z][^<>\n]*|\+[^<>\n]*|[1-9][0-9]*\.[0-9]*)>\r?$", re.M)
+# (strace's own "<unfinished ...>" and "<detached ...>" end lines too: they are not durations)
+_ODD_DURATION = re.compile(
+    rb"<(?!unfinished \.\.\.>|detached \.\.\.>)(-[^<>\n]*|[^<>\n]*[A-Za-z][^<>\n]*|\+[^<>\n]*|[1-9][0-9]*\.[0-9]*)>\r?$",
+    re.M)
 # a size argument or result of 19 digits or more (SSIZE_MAX has 19)
 _LONG_SIZE = re.compile(rb"(?:, ([0-9]{19,})\) = -?[0-9]+|\) = ([0-9]{19,}))(?: <[^<>\n]*>)?\r?$", re.M)
 
