@@ -189,11 +189,6 @@ def _subband_fraction(workload: WorkloadSpec) -> float:
     return float(workload.param("subband_width")) / full
 
 
-#: workload parameters the CHILES demands are built from (besides the dataset's shape)
-DEMAND_PARAMETERS = ("reference_day_size", "invert_reference_days", "split_selection_time", "split_flag_time",
-                     "split_read_rate", "invert_cpu_serial", "invert_cpu_parallel")
-
-
 def chiles_demands(workload: WorkloadSpec) -> ChilesDemands:
     """The per-work-unit demands of a CHILES workload, from its record only.
 

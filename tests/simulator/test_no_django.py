@@ -1,6 +1,7 @@
 """simulator/ is plain Python: no Django, Celery, database or app imports, statically or at run time."""
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -40,3 +41,14 @@ def test_it_simulates_chiles_in_a_process_without_django_loaded():
                           env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_it_names_no_catalogue_platform_or_workload():
+    """The model knows no slug: what it needs comes from the records (``fixtures/catalogue``)."""
+    catalogue = ROOT / "fixtures" / "catalogue"
+    slugs = {p["slug"] for p in json.loads((catalogue / "platforms.json").read_text())["platforms"]}
+    slugs |= {w["slug"] for w in json.loads((catalogue / "workloads.json").read_text())["workloads"]}
+    assert {"pleiades", "magnus", "aws-sydney", "chiles-epoch1"} <= slugs
+    found = [f"{path.relative_to(ROOT)}:{n}: {slug}" for path in sorted((ROOT / "simulator").rglob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1) for slug in slugs if slug in line.lower()]
+    assert found == []
