@@ -64,18 +64,29 @@ def summary_from_results(results: list[dict], label: str, note: str = "") -> Run
         stage_tasks={s["stage"]: s["tasks"] for s in r["stages"]}, completed=True, note=note)
 
 
+def reference_origin(platform: Platform) -> str:
+    """The slug of the reference platform ``platform`` is a (copy of a) copy of, or its own: a workspace copy is
+    scored with its original's scenario, so an unedited copy scores like the original."""
+    seen = set()
+    while platform.copied_from_id is not None and platform.pk not in seen:
+        seen.add(platform.pk)
+        platform = platform.copied_from
+    return platform.slug
+
+
 def simulate_epochs(platforms: list[Platform], workload: Workload, *, replications: int = 5,
                     seed: int = 0) -> dict[str, RunSummary]:
     """One representative simulated epoch per platform (or a RunSummary with ``error``)."""
     specs = {p.slug: platform_spec(p) for p in platforms}
+    origin = {p.slug: reference_origin(p) for p in platforms}
     w = workload_spec(workload)
     out = {}
     for slug, spec in specs.items():
         note = ""
-        if workload.template == "chiles" and slug in PAPER_SCENARIO:
-            scenario = PAPER_SCENARIO[slug](spec, w)
+        if workload.template == "chiles" and origin[slug] in PAPER_SCENARIO:
+            scenario = PAPER_SCENARIO[origin[slug]](spec, w)
             note = f"the paper's run: {scenario.label}"
-            if slug == "pleiades":
+            if origin[slug] == "pleiades":
                 note += " (the paper's parallel run did not complete; Table 3 uses the sequential estimate)"
         else:
             scenario = ScenarioSpec(platform=spec, workload=w, label=f"{w.slug} on {slug}")
