@@ -308,6 +308,10 @@ SKYPLAN_LOST_TASK_AFTER_S = env_int("SKYPLAN_LOST_TASK_AFTER_S", 60)
 # A job run in-process (no Celery task: `manage.py simulate`, a benchmark's profile imports) still unfinished this
 # long after it was requested (past every task's time limit, 3 h at most) was abandoned by a process that ended.
 SKYPLAN_ABANDONED_AFTER_S = env_int("SKYPLAN_ABANDONED_AFTER_S", 6 * 3600)
+# Cancel: a running job sees it at its next progress report (every 0.5 s); a task still running this many seconds
+# after its job was cancelled is terminated by its worker (SIGTERM, then SIGKILL at twice that), so cancel frees the
+# worker within about 5 s (apps.core.jobs.terminate_unanswered, checked every second in each worker's main process).
+SKYPLAN_CANCEL_GRACE_S = env_int("SKYPLAN_CANCEL_GRACE_S", 2)
 
 # --- REST API (apps/api): token or session authentication, the same login requirement as the pages.
 REST_FRAMEWORK = {

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from apps.core.models import JOB_FINISHED, JobStatus
+from apps.core.models import TaskJob
 
 __all__ = ["BenchmarkRun", "MeasuredValue", "queue_for"]
 
@@ -18,34 +18,24 @@ def queue_for(platform_slug: str) -> str:
     return f"bench.{platform_slug}"
 
 
-class BenchmarkRun(models.Model):
+class BenchmarkRun(TaskJob):
     class Kind(models.TextChoices):
         STORAGE = "storage", "storage (fio)"
         CPU = "cpu", "CPU kernels"
         MINIPIPELINE = "minipipeline", "mini-pipeline (copy → split → invert → concat)"
-
-    Status = JobStatus
-    FINISHED = JOB_FINISHED
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     platform = models.ForeignKey("platforms.Platform", on_delete=models.CASCADE, related_name="benchmark_runs")
     kind = models.CharField(max_length=20, choices=Kind.choices)
     parameters = models.JSONField(default=dict, blank=True)
     queue = models.CharField(max_length=150)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    progress = models.FloatField(default=0.0)
-    error = models.TextField(blank=True)
     host = models.JSONField(null=True, blank=True, help_text="what the worker host said about itself")
     result = models.JSONField(null=True, blank=True)
-    task_id = models.CharField(max_length=64, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
                                   related_name="benchmark_runs",
                                   help_text="who may see it (none: shared, e.g. from the command line)")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -55,10 +45,6 @@ class BenchmarkRun(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("benchmarks:run", args=[self.id])
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in self.FINISHED
 
 
 class MeasuredValue(models.Model):

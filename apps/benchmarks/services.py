@@ -12,21 +12,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict
-from datetime import timedelta
 
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.benchmarks.models import BenchmarkRun, MeasuredValue, queue_for
-from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import JobCancelled, Progress, TrackedJobs
+from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
 from apps.core.models import WorkerHeartbeat
-from apps.core.services import node_alive
 from apps.platforms.models import Platform, StorageTier
 
-__all__ = ["InvalidBenchmark", "BenchmarkCancelled", "clean_parameters", "create_benchmark", "dispatch",
+__all__ = ["InvalidBenchmark", "clean_parameters", "create_benchmark", "dispatch",
            "execute", "cancel", "apply_to_tier", "hosts_online", "fail_lost_runs", "DEFAULTS", "BenchmarkJobs",
            "BENCHMARK_JOBS"]
 
@@ -46,8 +44,6 @@ class InvalidBenchmark(ValueError):
     """The request names an unknown kind or a parameter out of range; the message says which."""
 
 
-class BenchmarkCancelled(Exception):
-    pass
 
 
 def clean_parameters(kind: str, raw: dict) -> dict:
@@ -91,22 +87,17 @@ def create_benchmark(*, platform: Platform, kind: str, parameters: dict | None =
 
 
 class BenchmarkJobs(TrackedJobs):
-    """Benchmark runs as the stuck-job sweeps see them (registered in apps.benchmarks.apps)."""
+    """Benchmark runs as the job lifecycle sees them (registered in apps.benchmarks.apps)."""
 
     label = "benchmark"
     model = BenchmarkRun
+    task_name = "benchmarks.run"
 
-    def node(self, run) -> str:
-        node = (run.host or {}).get("worker", "")
-        return node if "@" in node else ""
+    def task_queue(self, run) -> str:
+        return run.queue
 
-    def send(self, run, task_id: str) -> None:
-        from apps.benchmarks.tasks import run_benchmark
-
-        run_benchmark.apply_async(args=[str(run.id)], queue=run.queue, task_id=task_id)
-
-    def fail_lost_workers(self) -> int:
-        return fail_lost_runs()
+    def describe(self, run) -> str:
+        return "the benchmark"
 
 
 BENCHMARK_JOBS = BenchmarkJobs()
@@ -118,34 +109,15 @@ def dispatch(run: BenchmarkRun) -> None:
 
 
 def cancel(run: BenchmarkRun) -> bool:
-    with transaction.atomic():
-        locked = BenchmarkRun.objects.select_for_update().get(pk=run.pk)
-        if locked.is_finished:
-            return False
-        locked.status, locked.finished_at = Status.CANCELLED, timezone.now()
-        locked.save(update_fields=["status", "finished_at"])
-    if locked.task_id:
-        from apps.celery import app
-
-        app.control.revoke(locked.task_id)
-    return True
+    """Cancel a queued or running benchmark; a running one stops at its next progress report (within about half a
+    second while a probe reports) or is terminated."""
+    return cancel_job(run)
 
 
 # --- on the worker ----------------------------------------------------------------------------------------
 
 def _progress(run_pk, start: float = 0.0, span: float = 1.0):
-    last = [0.0]
-
-    def report(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] < 0.5 and done < total:
-            return
-        last[0] = now
-        BenchmarkRun.objects.filter(pk=run_pk).update(progress=min(0.99, start + span * done / max(total, 1)))
-        if BenchmarkRun.objects.filter(pk=run_pk, status=Status.CANCELLED).exists():
-            raise BenchmarkCancelled()
-
-    return report
+    return Progress(BenchmarkRun, run_pk, start=start, span=span)
 
 
 def _scratch(parameters: dict, need_bytes: int) -> str:
@@ -182,17 +154,15 @@ def execute(run_id: str, worker: str = "", task_id: str | None = None) -> str:
 
     with transaction.atomic():
         run = BenchmarkRun.objects.select_for_update().get(pk=run_id)
-        if run.is_finished or superseded(run, task_id):
+        if not BENCHMARK_JOBS.start(run, worker, task_id, attempts=run.attempts + 1,
+                                    host={**host_info(), "worker": worker}):
             return run.status
-        run.status, run.started_at, run.attempts = Status.RUNNING, timezone.now(), run.attempts + 1
-        run.host = {**host_info(), "worker": worker}
-        run.save(update_fields=["status", "started_at", "attempts", "host"])
     scratch = None
     try:
         scratch = _scratch(run.parameters, _need_bytes(run.kind, run.parameters)) if run.kind != "cpu" else None
         result = _PROBES[run.kind](run, scratch)
-    except BenchmarkCancelled:
-        return Status.CANCELLED
+    except JobCancelled:
+        return BenchmarkRun.objects.values_list("status", flat=True).get(pk=run.pk)
     except (OperationalError, InterfaceError):
         raise  # the database went away while progress was written: the task retries once it is back
     except Exception as exc:  # noqa: BLE001 - the run must end failed with the reason, never stuck
@@ -264,35 +234,12 @@ def _run_profile_imports(imports: list) -> None:
         execute_import(job.pk)
 
 
-#: a benchmark running this long on a Celery node that is not alive (no heartbeat, no answer to a ping) is lost (s)
-LOST_AFTER_S = 5.0
-_last_sweep: dict = {}
-
-
 def fail_lost_runs(run: BenchmarkRun | None = None, *, min_interval_s: float = 0.0) -> int:
-    """Mark failed, with the reason, every running benchmark (``run``, or all) whose worker node no longer answers.
-    A killed worker leaves its task unacknowledged until the broker's visibility timeout (an hour with Redis);
-    the redelivered task then finds the run finished and does nothing.  Returns how many were failed."""
-    key = run.pk if run is not None else None
-    now_s = time.monotonic()
-    if min_interval_s and now_s - _last_sweep.get(key, -1e9) < min_interval_s:
-        return 0
-    _last_sweep[key] = now_s
-    runs = BenchmarkRun.objects.filter(status=Status.RUNNING,
-                                       started_at__lt=timezone.now() - timedelta(seconds=LOST_AFTER_S))
-    if run is not None:
-        runs = runs.filter(pk=run.pk)
-    failed = 0
-    for r in runs:
-        node = (r.host or {}).get("worker", "")
-        if "@" not in node or node_alive(node):
-            continue
-        at = timezone.now()
-        reason = (f"worker {node} lost at {at:%Y-%m-%d %H:%M:%S} UTC (it no longer answers); the benchmark had been "
-                  f"running there since {r.started_at:%H:%M:%S} UTC — its scratch directory may remain on that host")
-        failed += BenchmarkRun.objects.filter(pk=r.pk, status=Status.RUNNING).update(
-            status=Status.FAILED, error=reason, finished_at=at)
-    return failed
+    """Fail, naming the worker, every running benchmark (``run``, or all) whose worker node no longer answers
+    (:meth:`apps.core.jobs.TrackedJobs.fail_lost_workers`); its scratch directory may remain on that host.  Returns
+    how many were failed."""
+    within = {"pk": run.pk} if run is not None else {}
+    return BENCHMARK_JOBS.fail_lost_workers(min_interval_s=min_interval_s, **within)
 
 
 def _storage(run: BenchmarkRun, scratch: str) -> dict:

@@ -1,4 +1,6 @@
-"""Shared model pieces: the provenance-carrying catalogue base and worker heartbeats."""
+"""Shared model pieces: the provenance-carrying catalogue base, worker heartbeats, and the abstract job every long
+piece of work (simulation runs and replications, searches and their chunks, profile imports, benchmarks, reports)
+is made of."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from django.db import models
 
 from apps.core.provenance import describe_source, short_source, source_errors
 
-__all__ = ["CatalogueModel", "WorkerHeartbeat"]
+__all__ = ["CatalogueModel", "WorkerHeartbeat", "JobStatus", "JOB_FINISHED", "Job", "TaskJob"]
 
 
 class CatalogueModel(models.Model):
@@ -101,3 +103,37 @@ class JobStatus(models.TextChoices):
 
 #: the statuses a job does not leave
 JOB_FINISHED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
+
+
+class Job(models.Model):
+    """What every job records of its life: its status, the reason it failed, and when it was requested, started and
+    finished.  A job whose work is split over several Celery tasks (a run's replications, a search's chunks) is a
+    :class:`Job`; each piece of work one task does is a :class:`TaskJob`."""
+
+    Status = JobStatus
+    FINISHED = JOB_FINISHED
+
+    status = models.CharField(max_length=12, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in JOB_FINISHED
+
+
+class TaskJob(Job):
+    """A job one Celery task works on: which task may (``task_id``, see :mod:`apps.core.jobs`), on which worker node
+    (``worker``, ``name@host``, so the lost-worker sweep can tell when it died), and how far it got (0 to 1)."""
+
+    progress = models.FloatField(default=0.0)
+    task_id = models.CharField(max_length=64, blank=True)
+    worker = models.CharField(max_length=255, blank=True, help_text="the Celery node (name@host) running it")
+
+    class Meta:
+        abstract = True

@@ -14,7 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from apps.core.broker import tasks_in_broker, tasks_on_workers
-from apps.core.jobs import registered
+from apps.core.jobs import node_alive, registered
 from apps.core.models import JobStatus, WorkerHeartbeat
 
 __all__ = ["record_heartbeat", "host_facts", "database_ok", "node_alive", "sweep_lost_tasks", "sweep_stuck_jobs",
@@ -52,18 +52,6 @@ def record_heartbeat(queues: str = "", node: str = "") -> WorkerHeartbeat:
                   "node": node},
     )
     return beat
-
-
-def node_alive(node: str, *, ping_timeout_s: float = 2.0) -> bool:
-    """Is Celery worker ``node`` (``name@host``) alive?  Yes when it beat within the last three heartbeat intervals,
-    or when it answers a ping (asked twice).  Either is enough: a worker still reconnecting to a restarted Redis
-    answers no ping but goes on beating; one that cannot reach a restarting PostgreSQL cannot beat but answers."""
-    from apps.celery import app
-
-    recent = timezone.now() - timedelta(seconds=3 * settings.SKYPLAN_HEARTBEAT_INTERVAL_S)
-    if WorkerHeartbeat.objects.filter(node=node, seen_at__gte=recent).exists():
-        return True
-    return any(app.control.ping(destination=[node], timeout=ping_timeout_s) for _ in range(2))
 
 
 def database_ok() -> bool:

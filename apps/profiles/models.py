@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from apps.core.models import JOB_FINISHED, JobStatus
+from apps.core.models import JOB_FINISHED, JobStatus, TaskJob
 from apps.profiles.calibration import measurement_warnings
 
 __all__ = ["Status", "ProfileImport", "Profile", "Calibration", "TierMeasurement"]
@@ -66,10 +66,8 @@ class Profile(models.Model):
         return self.analysis.get("phases") or []
 
 
-class ProfileImport(models.Model):
+class ProfileImport(TaskJob):
     """An uploaded file on its way through the parser (a Celery task), with progress and cancel."""
-
-    Status = Status
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     filename = models.CharField(max_length=255)
@@ -78,20 +76,12 @@ class ProfileImport(models.Model):
     size_bytes = models.BigIntegerField(default=0)
     platform = models.ForeignKey("platforms.Platform", null=True, blank=True, on_delete=models.SET_NULL)
     stage = models.ForeignKey("workloads.WorkloadStage", null=True, blank=True, on_delete=models.SET_NULL)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
-    progress = models.FloatField(default=0.0)
-    error = models.TextField(blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)
     cancel_requested = models.BooleanField(default=False)
-    task_id = models.CharField(max_length=64, blank=True)
-    worker = models.CharField(max_length=255, blank=True)
     profile = models.OneToOneField(Profile, null=True, blank=True, on_delete=models.SET_NULL, related_name="source")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
                                   related_name="profile_imports", help_text="who may see it (none: shared, e.g. from the command line)")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -102,9 +92,6 @@ class ProfileImport(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("profiles:import", args=[self.pk])
 
-    @property
-    def is_finished(self) -> bool:
-        return self.status in FINISHED
 
 
 class Calibration(models.Model):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import socket
-import time
 import uuid
 from datetime import date
 from pathlib import Path
@@ -17,7 +16,8 @@ from pathlib import Path
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import JobCancelled, TrackedJobs
+from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
 from apps.core.storage import NotInStorage, StoreError, delete_file, local_copy, save_file
 from apps.profiles import adapters
@@ -31,13 +31,11 @@ from apps.profiles.uploads import stored_name
 __all__ = [
     "InvalidRequest", "store_upload", "discard_upload", "UPLOAD_NOT_FOUND", "PROFILE_FILE_NOT_IN_STORAGE", "create_import", "dispatch_import", "execute_import", "cancel_import",
     "import_file", "calibrate", "apply_calibration", "measure_tier", "apply_tier_measurement",
-    "PROGRESS_INTERVAL_S", "ImportJobs", "IMPORT_JOBS",
+    "ImportJobs", "IMPORT_JOBS",
 ]
 
 log = logging.getLogger(__name__)
 
-#: how often a running import writes its progress and looks for a cancel (seconds)
-PROGRESS_INTERVAL_S = 0.5
 UPLOAD_DIR = "profiles/uploads"
 
 
@@ -68,18 +66,14 @@ def create_import(*, upload_path: str, filename: str, size_bytes: int, fmt: str 
 
 
 class ImportJobs(TrackedJobs):
-    """Profile imports as the stuck-job sweeps see them (registered in apps.profiles.apps)."""
+    """Profile imports as the job lifecycle sees them (registered in apps.profiles.apps)."""
 
     label = "profile import"
     model = ProfileImport
+    task_name = "profiles.import_profile"
 
-    def node(self, job) -> str:
-        return job.worker if "@" in job.worker else ""
-
-    def send(self, job, task_id: str) -> None:
-        from apps.profiles.tasks import import_profile
-
-        import_profile.apply_async(args=[str(job.pk)], task_id=task_id)
+    def describe(self, job) -> str:
+        return f"the import of {job.filename}"
 
 
 IMPORT_JOBS = ImportJobs()
@@ -89,24 +83,9 @@ def dispatch_import(job: ProfileImport) -> None:
     dispatch_job(IMPORT_JOBS, job)
 
 
-def _progress_writer(job_id):
-    last = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] < PROGRESS_INTERVAL_S and done < total:
-            return
-        last[0] = now
-        # parsing is ~95 % of the work; analysis and saving the rest
-        ProfileImport.objects.filter(pk=job_id).update(progress=0.95 * done / max(total, 1))
-        if ProfileImport.objects.filter(pk=job_id, cancel_requested=True).exists():
-            raise Cancelled()
-
-    return progress
-
-
 def _finish(job: ProfileImport, status: str, **fields) -> None:
-    ProfileImport.objects.filter(pk=job.pk).update(status=status, finished_at=timezone.now(), **fields)
+    ProfileImport.objects.filter(pk=job.pk, status=Status.RUNNING).update(status=status, finished_at=timezone.now(),
+                                                                          **fields)
 
 
 def discard_upload(name: str) -> None:
@@ -123,31 +102,26 @@ def _discard_upload(job: ProfileImport) -> None:
 
 def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
     """Parse, analyse and save one import; returns its final status.  Safe to call twice; does nothing for a task
-    ``task_id`` the import no longer names.  ``worker`` is the Celery node running it.  A database error propagates
-    (the task retries it)."""
+    ``task_id`` the import no longer names.  ``worker`` is the Celery node running it.  Stops within about half a
+    second when cancelled.  A database error propagates (the task retries it)."""
     with transaction.atomic():
         job = ProfileImport.objects.select_for_update().get(pk=job_id)
-        if job.is_finished or superseded(job, task_id):
+        if not IMPORT_JOBS.start(job, worker or socket.gethostname(), task_id):
             return job.status
-        if job.cancel_requested:
-            _finish(job, Status.CANCELLED)
-            _discard_upload(job)
-            return Status.CANCELLED
-        job.status, job.started_at, job.worker = Status.RUNNING, timezone.now(), worker or socket.gethostname()
-        job.save(update_fields=["status", "started_at", "worker"])
     try:
+        # parsing is ~95 % of the work; analysis and saving the rest
+        progress = IMPORT_JOBS.progress(job, span=0.95)
         with local_copy(job.upload_path) as path:
-            parsed = parse(path, job.format, filename=job.filename, progress=_progress_writer(job.pk))
+            parsed = parse(path, job.format, filename=job.filename, progress=progress)
             check_parsed(parsed, path, job.filename)
+        progress.check()
         analysis = analyse(parsed, adapters.host_capacity(job.platform))
         check_analysis(analysis, job.filename)
         analysis["name"] = job.filename
         with transaction.atomic():
             job = ProfileImport.objects.select_for_update().get(pk=job.pk)
-            if job.status != Status.RUNNING:  # finished meanwhile (another delivery of the task): keep that
-                return job.status
-            if job.cancel_requested:
-                raise Cancelled()
+            if job.status != Status.RUNNING:  # cancelled, or finished meanwhile (another delivery): keep that
+                raise JobCancelled()
             profile = Profile.objects.create(
                 name=job.filename, format=parsed.format, kind=parsed.kind, size_bytes=job.size_bytes,
                 file=job.upload_path, host=str(parsed.meta.get("host") or ""), duration_s=analysis["summary"].get("duration_s"),
@@ -167,8 +141,8 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
         _finish(job, Status.FAILED, error=f"{job.filename}: the upload could not be read from storage ({exc}); "
                                           "nothing is known to be wrong with the file: upload it again once the "
                                           "store is reachable")
-    except Cancelled:
-        _finish(job, Status.CANCELLED)
+    except (JobCancelled, Cancelled):
+        pass
     except (OperationalError, InterfaceError):
         raise  # the database went away: the task retries once it is back
     except Exception as exc:  # a parser bug must not leave the job running forever
@@ -176,21 +150,20 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
         # the exception's text can hold SQL or server paths: it goes to the log, the user gets the file's name
         _finish(job, Status.FAILED, error=f"{job.filename}: could not be analysed (an internal error, logged as "
                                           f"{type(exc).__name__}; nothing of this file was saved)")
-    _discard_upload(job)
-    return ProfileImport.objects.values_list("status", flat=True).get(pk=job.pk)
+    status = ProfileImport.objects.values_list("status", flat=True).get(pk=job.pk)
+    if status != Status.SUCCEEDED:
+        _discard_upload(job)
+    return status
 
 
 def cancel_import(job: ProfileImport) -> bool:
-    """Ask a queued or running import to stop; False when it had already finished."""
-    with transaction.atomic():
-        job = ProfileImport.objects.select_for_update().get(pk=job.pk)
-        if job.is_finished:
-            return False
-        job.cancel_requested = True
-        job.save(update_fields=["cancel_requested"])
-        if job.status == Status.QUEUED:
-            _finish(job, Status.CANCELLED)
-            _discard_upload(job)
+    """Cancel a queued or running import (a running one stops within about half a second); False when it had
+    already finished.  A queued one's upload is discarded at once (its task will not start)."""
+    was_queued = job.status == Status.QUEUED
+    if not cancel_job(job, cancel_requested=True):
+        return False
+    if was_queued:
+        _discard_upload(job)
     return True
 
 

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from apps.core.models import JOB_FINISHED, JobStatus
+from apps.core.models import TaskJob
 
 __all__ = ["Report", "FORMATS"]
 
@@ -22,10 +22,8 @@ FORMATS: dict[str, tuple[str, str]] = {
 }
 
 
-class Report(models.Model):
+class Report(TaskJob):
     """One export of one scenario in one format.  The file is written only when generation succeeds."""
-
-    Status = JobStatus
 
     class Format(models.TextChoices):
         PDF = "pdf", "PDF"
@@ -38,16 +36,9 @@ class Report(models.Model):
     scenario = models.ForeignKey("scenarios.Scenario", on_delete=models.CASCADE, related_name="reports")
     format = models.CharField(max_length=8, choices=Format.choices)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    progress = models.FloatField(default=0.0)
     stage = models.CharField(max_length=120, blank=True, help_text="what the worker is doing now")
-    error = models.TextField(blank=True)
-    task_id = models.CharField(max_length=64, blank=True)
     file = models.FileField(upload_to="reports/%Y/%m/", blank=True)
     size_bytes = models.BigIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -57,10 +48,6 @@ class Report(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("reports:detail", args=[self.id])
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in JOB_FINISHED
 
     @property
     def extension(self) -> str:

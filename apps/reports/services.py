@@ -3,6 +3,7 @@ directly (the command line).  Each owns its transaction; a report's file is save
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -10,7 +11,8 @@ from django.core.files.base import ContentFile
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import JobCancelled, Progress, TrackedJobs
+from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
 from apps.core.models import JOB_FINISHED
 from apps.reports.document import ReportNotReady, build_document
@@ -32,10 +34,6 @@ REPORT_NOT_IN_STORAGE = ("the report's file is not in storage: it was removed si
 
 class InvalidReport(ValueError):
     """The report cannot be requested; the message names the field and why."""
-
-
-class ReportCancelled(Exception):
-    """Raised between steps when the report was cancelled."""
 
 
 def _check_format(fmt: str) -> str:
@@ -61,15 +59,14 @@ def _dispatch(report: Report) -> None:
 
 
 class ReportJobs(TrackedJobs):
-    """Reports as the stuck-job sweeps see them (registered in apps.reports.apps)."""
+    """Reports as the job lifecycle sees them (registered in apps.reports.apps)."""
 
     label = "report"
     model = Report
+    task_name = "reports.generate"
 
-    def send(self, report, task_id: str) -> None:
-        from apps.reports.tasks import generate_report_task
-
-        generate_report_task.apply_async(args=[str(report.pk)], task_id=task_id)
+    def describe(self, report) -> str:
+        return f"the {report.get_format_display()} report"
 
     def fail(self, report, reason: str) -> bool:
         return bool(Report.objects.filter(pk=report.pk, status=report.status, task_id=report.task_id).update(
@@ -79,30 +76,25 @@ class ReportJobs(TrackedJobs):
 REPORT_JOBS = ReportJobs()
 
 
-def _step(report_pk, progress: float, stage: str) -> None:
-    updated = Report.objects.filter(pk=report_pk, status=Status.RUNNING).update(progress=progress, stage=stage)
-    if not updated:
-        raise ReportCancelled()
-
-
-def generate_report(report_id, task_id: str | None = None) -> str:
-    """Build the document, render it and save the file; returns the final status.  Idempotent: a report that
-    already finished is left as it is, and a task ``task_id`` the report no longer names does nothing.  A database
-    error propagates (the task retries it)."""
+def generate_report(report_id, worker: str = "", task_id: str | None = None) -> str:
+    """Build the document, render it and save the file on worker node ``worker``; returns the final status.
+    Idempotent: a report that already finished is left as it is, and a task ``task_id`` the report no longer names
+    does nothing.  A database error propagates (the task retries it)."""
     with transaction.atomic():
         report = Report.objects.select_for_update().select_related("scenario").get(pk=report_id)
-        if report.is_finished or superseded(report, task_id):
+        if not REPORT_JOBS.start(report, worker or socket.gethostname(), task_id, stage="collecting results"):
             return report.status
-        report.status, report.started_at, report.stage = Status.RUNNING, timezone.now(), "collecting results"
-        report.save(update_fields=["status", "started_at", "stage"])
+    progress = Progress(Report, report.pk, interval_s=0.0, extra=lambda done, total: {"stage": stages[done]})
+    stages = {1: "collecting results, scores and provenance", 4: f"rendering {report.get_format_display()}",
+              9: "saving"}
     try:
-        _step(report.pk, 0.1, "collecting results, scores and provenance")
+        progress(1, 10)
         doc = build_document(report.scenario)
-        _step(report.pk, 0.4, f"rendering {report.get_format_display()}")
+        progress(4, 10)
         content = render(doc, report.format)
-        _step(report.pk, 0.9, "saving")
-    except ReportCancelled:
-        return Status.CANCELLED
+        progress(9, 10)
+    except JobCancelled:
+        return Report.objects.values_list("status", flat=True).get(pk=report.pk)
     except (ReportNotReady, RenderError) as exc:
         return _fail(report.pk, str(exc))
     except (OperationalError, InterfaceError):
@@ -128,13 +120,7 @@ def _fail(report_pk, reason: str) -> str:
 
 def cancel_report(report: Report) -> bool:
     """Cancel a queued or running report; returns False when it had already finished."""
-    from apps.celery import app
-
-    updated = Report.objects.filter(pk=report.pk).exclude(status__in=JOB_FINISHED).update(
-        status=Status.CANCELLED, stage="", finished_at=timezone.now())
-    if updated and report.task_id:
-        app.control.revoke(report.task_id)
-    return bool(updated)
+    return cancel_job(report, stage="")
 
 
 def report_status(report: Report) -> dict:

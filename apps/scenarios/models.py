@@ -14,7 +14,7 @@ from django.db import models
 from django.db.models import Avg
 from django.urls import reverse
 
-from apps.core.models import JOB_FINISHED, JobStatus
+from apps.core.models import JOB_FINISHED, Job, JobStatus, TaskJob
 
 __all__ = ["SimulationRun", "Replication", "Scenario", "ScenarioPlatform"]
 
@@ -23,9 +23,7 @@ Status = JobStatus
 FINISHED = JOB_FINISHED
 
 
-class SimulationRun(models.Model):
-    Status = Status
-
+class SimulationRun(Job):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     label = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -37,12 +35,7 @@ class SimulationRun(models.Model):
     seed = models.BigIntegerField(default=0)
     replications = models.PositiveIntegerField(default=1)
     inputs = models.JSONField(default=dict, help_text="snapshot of platform, workload and options")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    error = models.TextField(blank=True)
     results = models.JSONField(null=True, blank=True, help_text="summary over replications")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -53,10 +46,6 @@ class SimulationRun(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("scenarios:run", args=[self.id])
 
-    @property
-    def is_finished(self) -> bool:
-        return self.status in FINISHED
-
     def progress(self) -> float:
         """Fraction done, 0 to 1, averaged over replications."""
         if self.status == Status.SUCCEEDED:
@@ -65,7 +54,7 @@ class SimulationRun(models.Model):
         return float(value or 0.0)
 
 
-class Replication(models.Model):
+class Replication(TaskJob):
     """One replication of a run (one seed).
 
     Its outcome is kept as columns (makespan, cost, queue wait: what summaries, percentiles and distributions
@@ -76,18 +65,11 @@ class Replication(models.Model):
     run = models.ForeignKey(SimulationRun, on_delete=models.CASCADE, related_name="replication_set")
     index = models.PositiveIntegerField()
     seed = models.BigIntegerField()
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
-    progress = models.FloatField(default=0.0)
-    task_id = models.CharField(max_length=64, blank=True)
     result = models.JSONField(null=True, blank=True)
     makespan_s = models.FloatField(null=True, blank=True, help_text="submission to the last task, queue wait included")
     cost_aud = models.FloatField(null=True, blank=True, help_text="total cost of the replication")
     queue_wait_s = models.FloatField(null=True, blank=True)
     detailed = models.BooleanField(default=False, help_text="result holds every task and the utilisation series")
-    error = models.TextField(blank=True)
-    worker = models.CharField(max_length=200, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["run", "index"]

@@ -15,20 +15,16 @@ import logging
 import math
 import socket
 import time
-import uuid
 from dataclasses import asdict, is_dataclass, replace
-from datetime import timedelta
 
 import orjson
-from celery import current_app
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerUnreachable
 
 from apps.accounts.workspaces import workspace_for
-from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import PROGRESS_INTERVAL_S, JobCancelled, TrackedJobs, dispatch_together
+from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
-from apps.core.services import node_alive
 from apps.scenarios import describe, summary
 from apps.scenarios.adapters import (
     apply_platform_overrides,
@@ -42,15 +38,12 @@ from apps.workloads.schemas import TEMPLATES
 from simulator.model.simulate import replication_seed, simulate, summarise
 
 __all__ = [
-    "InvalidScenario", "RunCancelled", "run_inputs", "create_run", "dispatch_run", "execute_replication", "cancel_run",
+    "InvalidScenario", "run_inputs", "create_run", "dispatch_run", "execute_replication", "cancel_run",
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
     "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
     "compare_scenarios", "answer_first", "fail_lost_replications", "ReplicationJobs", "REPLICATION_JOBS",
 ]
 
-#: how often a running replication writes its progress and looks for a cancel (seconds); a batch of replications
-#: also writes the results of its finished ones this often
-PROGRESS_INTERVAL_S = 0.5
 #: at most this many replications per Celery task: enough that a task's own cost (broker round trips, transactions)
 #: is small against its simulations, few enough that a big run is spread over every worker process
 MAX_BATCH = 25
@@ -69,10 +62,6 @@ class InvalidEntry(InvalidScenario):
         super().__init__(f"{platform_slug}: {message}")
         self.platform_slug = platform_slug
         self.detail = message
-
-
-class RunCancelled(Exception):
-    """Raised inside a replication when its run was cancelled."""
 
 
 def run_inputs(*, platform, workload, options=None, seed=0, workload_overrides=None, platform_overrides=None) -> dict:
@@ -124,33 +113,33 @@ def create_run(*, platform, workload, options=None, seed=0, replications=1, user
 
 
 class ReplicationJobs(TrackedJobs):
-    """Replications as the stuck-job sweeps see them (registered in apps.scenarios.apps)."""
+    """Replications as the job lifecycle sees them (registered in apps.scenarios.apps)."""
 
     label = "simulation replication"
     model = Replication
+    task_name = "scenarios.run_replication"
     requested_at = "run__created_at"
 
     def unfinished(self):
         return super().unfinished().exclude(run__status__in=FINISHED)
 
-    def node(self, rep) -> str:
-        return rep.worker if "@" in rep.worker else ""
+    def task_args(self, rep) -> list:
+        return [str(rep.run_id), rep.index]
 
-    def send(self, rep, task_id: str) -> None:
-        from apps.scenarios.tasks import run_replication
-
-        run_replication.apply_async(args=[str(rep.run_id), rep.index], task_id=task_id)
+    def describe(self, rep) -> str:
+        return f"replication {rep.index}"
 
     def fail(self, rep, reason: str) -> bool:
+        """Fail the replication and its run; the run's other replications stop (cancelled: their work is moot)."""
         with transaction.atomic():
             if not super().fail(rep, reason):
                 return False
+            now = timezone.now()
             SimulationRun.objects.filter(pk=rep.run_id).exclude(status__in=FINISHED).update(
-                status=Status.FAILED, error=reason, finished_at=timezone.now())
+                status=Status.FAILED, error=reason, finished_at=now)
+            Replication.objects.filter(run_id=rep.run_id).exclude(status__in=FINISHED).update(
+                status=Status.CANCELLED, finished_at=now)
         return True
-
-    def fail_lost_workers(self) -> int:
-        return fail_lost_replications()
 
 
 REPLICATION_JOBS = ReplicationJobs()
@@ -174,14 +163,7 @@ def dispatch_run(run: SimulationRun) -> None:
         return
     for start in range(0, len(reps), size):
         batch = reps[start:start + size]
-        task_id = str(uuid.uuid4())
-        Replication.objects.filter(pk__in=[r.pk for r in batch]).update(task_id=task_id)
-        try:
-            current_app.send_task("scenarios.run_replications", args=[str(run.pk), [r.index for r in batch]],
-                                  task_id=task_id)
-        except BrokerUnreachable:
-            log.warning("broker unreachable: replications %s of run %s stay queued; the lost-task sweep sends them",
-                        [r.index for r in batch], run.pk, exc_info=True)
+        dispatch_together(REPLICATION_JOBS, batch, "scenarios.run_replications", [str(run.pk), [r.index for r in batch]])
 
 
 def execute_replication(run_id: str, index: int, worker: str = "", task_id: str | None = None) -> str:
@@ -193,35 +175,31 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
     """Run replications ``indexes`` of a run, one after another; returns index -> final status.  Safe to call twice
     (idempotent), and skips a replication whose task is no longer ``task_id`` (it was sent again on its own).
     ``worker`` is the Celery node running them (``name@host``), recorded so a lost worker can be noticed
-    (:func:`fail_lost_replications`).  Results are written together, every :data:`PROGRESS_INTERVAL_S` and at
-    the end.  A database error propagates (the task retries it) rather than failing a replication."""
+    (:func:`fail_lost_replications`).  Each stops within about half a second when the run is cancelled.  Results are
+    written together, every :data:`PROGRESS_INTERVAL_S` and at the end.  A database error propagates (the task
+    retries it) rather than failing a replication."""
     with transaction.atomic():
         run = SimulationRun.objects.select_for_update().get(pk=run_id)
         rows = list(run.replication_set.select_for_update().filter(index__in=indexes))
         statuses = {r.index: r.status for r in rows}
         if run.is_finished:
             return statuses
-        todo = [r for r in rows if r.status not in FINISHED and not superseded(r, task_id)]
-        now = timezone.now()
+        todo = [r for r in rows if REPLICATION_JOBS.start(r, worker or socket.gethostname(), task_id)]
         if todo and run.status == Status.QUEUED:
-            run.status, run.started_at = Status.RUNNING, now
+            run.status, run.started_at = Status.RUNNING, todo[0].started_at
             run.save(update_fields=["status", "started_at"])
-        Replication.objects.filter(pk__in=[r.pk for r in todo]).update(
-            status=Status.RUNNING, started_at=now, worker=worker or socket.gethostname())
 
     done: list = []
-    last = [time.monotonic()]  # progress written / cancel looked for
-    saved_at = last[0]
+    saved_at = time.monotonic()
     scenario = scenario_from_inputs(run.inputs, run.seed) if todo else None  # once: replications differ by seed
     for k, rep in enumerate(todo):
         try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
-            result = simulate(scenario, seed=rep.seed, progress=_progress_writer(run.pk, rep.pk, last),
+            result = simulate(scenario, seed=rep.seed, progress=REPLICATION_JOBS.progress(rep),
                               record_utilisation=False)
-        except RunCancelled:
+        except JobCancelled:  # the run was cancelled (or failed): its replications were ended with it
             _save_results(done, statuses)
-            Replication.objects.filter(pk__in=[r.pk for r in todo[k:]]).update(
-                status=Status.CANCELLED, finished_at=timezone.now())
-            statuses.update({r.index: Status.CANCELLED for r in todo[k:]})
+            statuses.update(dict(Replication.objects.filter(pk__in=[r.pk for r in todo[k:]])
+                                 .values_list("index", "status")))
             return statuses
         except (OperationalError, InterfaceError):
             raise  # the database went away while progress was written: the task retries once it is back
@@ -246,75 +224,23 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
 
 def _save_results(done: list, statuses: dict) -> None:
     """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction; one
-    cancelled meanwhile stays cancelled."""
+    cancelled (or failed) meanwhile keeps that status."""
     with transaction.atomic():
         for rep, result in done:
             saved = Replication.objects.filter(pk=rep.pk, status=Status.RUNNING).update(
                 status=Status.SUCCEEDED, progress=1.0, result=result_json(result, detailed=False),
                 makespan_s=result.makespan_s, cost_aud=result.total_cost_aud, queue_wait_s=result.queue_wait_s,
                 finished_at=timezone.now())
-            if saved:
-                statuses[rep.index] = Status.SUCCEEDED
-            else:  # cancelled while it ran
-                Replication.objects.filter(pk=rep.pk).update(finished_at=timezone.now())
-                statuses[rep.index] = Status.CANCELLED
+            statuses[rep.index] = (Status.SUCCEEDED if saved else
+                                   Replication.objects.values_list("status", flat=True).get(pk=rep.pk))
     done.clear()
 
 
-#: a replication running this long on a Celery node that is not alive (no heartbeat, no answer to a ping) is lost (s)
-LOST_AFTER_S = 5.0
-_last_sweep: dict = {}
-
-
 def fail_lost_replications(run: SimulationRun | None = None, *, min_interval_s: float = 0.0) -> int:
-    """Mark failed, with the reason, every running replication (of ``run``, or all) whose worker node no longer
-    answers, and its run.  A killed worker leaves its task unacknowledged until the broker's visibility timeout
-    (an hour with Redis); without this the run would show "running" until then.  Returns how many were failed."""
-    key = run.pk if run is not None else None
-    now_s = time.monotonic()
-    if min_interval_s and now_s - _last_sweep.get(key, -1e9) < min_interval_s:
-        return 0
-    _last_sweep[key] = now_s
-    reps = Replication.objects.filter(status=Status.RUNNING, worker__contains="@",
-                                      started_at__lt=timezone.now() - timedelta(seconds=LOST_AFTER_S))
-    if run is not None:
-        reps = reps.filter(run=run)
-    failed = 0
-    alive: dict[str, bool] = {}
-    for rep in reps:
-        if rep.worker not in alive:
-            alive[rep.worker] = node_alive(rep.worker)
-        if alive[rep.worker]:
-            continue
-        at = timezone.now()
-        reason = (f"worker {rep.worker} lost at {at:%Y-%m-%d %H:%M:%S} UTC (it no longer answers); replication "
-                  f"{rep.index} had been running there since {rep.started_at:%H:%M:%S} UTC")
-        with transaction.atomic():
-            if Replication.objects.filter(pk=rep.pk, status=Status.RUNNING).update(
-                    status=Status.FAILED, error=reason, finished_at=at):
-                SimulationRun.objects.filter(pk=rep.run_id).exclude(status__in=FINISHED).update(
-                    status=Status.FAILED, error=reason, finished_at=at)
-                failed += 1
-    if failed:
-        log.warning("failed %d replication(s) whose worker was lost", failed)
-    return failed
-
-
-def _progress_writer(run_pk, rep_pk, last: list[float]):
-    """The simulator's progress callback for one replication: writes its progress and looks for a cancel at most
-    every :data:`PROGRESS_INTERVAL_S` (``last`` holds when it last did, shared by the replications of a batch)."""
-
-    def progress(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] < PROGRESS_INTERVAL_S:
-            return
-        last[0] = now
-        fraction = min(done / total, 0.99) if total else 0.0
-        Replication.objects.filter(pk=rep_pk).update(progress=fraction)
-        if SimulationRun.objects.filter(pk=run_pk, status=Status.CANCELLED).exists():
-            raise RunCancelled()
-
-    return progress
+    """Fail, naming the worker, every running replication (of ``run``, or all) whose worker node no longer answers,
+    and its run (:meth:`apps.core.jobs.TrackedJobs.fail_lost_workers`).  Returns how many were failed."""
+    within = {"run": run} if run is not None else {}
+    return REPLICATION_JOBS.fail_lost_workers(min_interval_s=min_interval_s, **within)
 
 
 #: what a replication's stored result holds only when a page shows that replication (see Replication.detailed)
@@ -381,20 +307,9 @@ def _store_details(run: SimulationRun, seeds: dict[int, int], indexes: list[int]
 
 
 def cancel_run(run: SimulationRun) -> bool:
-    """Cancel a queued or running run; returns False when it had already finished."""
-    from apps.celery import app
-
-    with transaction.atomic():
-        locked = SimulationRun.objects.select_for_update().get(pk=run.pk)
-        if locked.is_finished:
-            return False
-        locked.status, locked.finished_at = Status.CANCELLED, timezone.now()
-        locked.save(update_fields=["status", "finished_at"])
-        task_ids = list(locked.replication_set.exclude(task_id="").values_list("task_id", flat=True))
-        locked.replication_set.exclude(status__in=FINISHED).update(status=Status.CANCELLED)
-    for task_id in task_ids:
-        app.control.revoke(task_id)
-    return True
+    """Cancel a queued or running run and its replications; returns False when it had already finished.  A running
+    replication stops within about half a second (or is terminated: :mod:`apps.core.jobs`)."""
+    return cancel_job(run, run.replication_set.all())
 
 
 def run_page(run: SimulationRun) -> dict:

@@ -14,7 +14,7 @@ from django.db import models
 from django.db.models import Sum
 from django.urls import reverse
 
-from apps.core.models import JOB_FINISHED, JobStatus
+from apps.core.models import JOB_FINISHED, Job, JobStatus, TaskJob
 from apps.scoring.logic.criteria import METRICS, RubricError, validate_rubric
 
 __all__ = ["Criterion", "ConfigurationSearch", "SearchChunk", "ScoreReport", "Status"]
@@ -59,9 +59,7 @@ Status = JobStatus
 FINISHED = JOB_FINISHED
 
 
-class ConfigurationSearch(models.Model):
-    Status = Status
-
+class ConfigurationSearch(Job):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     label = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -75,12 +73,7 @@ class ConfigurationSearch(models.Model):
     deadline_s = models.FloatField(null=True, blank=True)
     budget_aud = models.FloatField(null=True, blank=True)
     total = models.PositiveIntegerField(default=0)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    error = models.TextField(blank=True)
     results = models.JSONField(null=True, blank=True, help_text="Pareto front, cheapest in deadline, fastest in budget")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -91,10 +84,6 @@ class ConfigurationSearch(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("scoring:search", args=[self.id])
 
-    @property
-    def is_finished(self) -> bool:
-        return self.status in FINISHED
-
     def done(self) -> int:
         return int(self.chunks.aggregate(n=Sum("done"))["n"] or 0)
 
@@ -104,18 +93,15 @@ class ConfigurationSearch(models.Model):
         return self.done() / self.total if self.total else 0.0
 
 
-class SearchChunk(models.Model):
+class SearchChunk(TaskJob):
     """Configurations ``start``..``end`` (exclusive) of a search, evaluated by one task."""
 
     search = models.ForeignKey(ConfigurationSearch, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     done = models.PositiveIntegerField(default=0)
-    task_id = models.CharField(max_length=64, blank=True)
     points = models.JSONField(default=list, blank=True)
-    error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["search", "index"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import socket
 import uuid
 from dataclasses import asdict
 from datetime import timedelta
@@ -20,7 +21,8 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnreachable
 
 from apps.accounts.workspaces import workspace_for
-from apps.core.jobs import TrackedJobs, superseded
+from apps.core.jobs import JobCancelled, Progress, TrackedJobs
+from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
@@ -361,27 +363,32 @@ def create_search(*, platform, workload, space, seed=0, deadline_s=None, budget_
 
 
 class ChunkJobs(TrackedJobs):
-    """Search chunks as the stuck-job sweeps see them (registered in apps.scoring.apps)."""
+    """Search chunks as the job lifecycle sees them (registered in apps.scoring.apps)."""
 
     label = "search chunk"
     model = SearchChunk
+    task_name = "scoring.run_search_chunk"
     requested_at = "search__created_at"
 
     def unfinished(self):
         return super().unfinished().exclude(search__status__in=FINISHED)
 
-    def send(self, chunk, task_id: str) -> None:
-        from apps.scoring.tasks import run_search_chunk
+    def task_args(self, chunk) -> list:
+        return [str(chunk.search_id), chunk.index]
 
-        run_search_chunk.apply_async(args=[str(chunk.search_id), chunk.index], task_id=task_id)
+    def describe(self, chunk) -> str:
+        return f"search chunk {chunk.index} (configurations {chunk.start}-{chunk.end - 1})"
 
     def fail(self, chunk, reason: str) -> bool:
+        """Fail the chunk and its search; the search's other chunks stop (cancelled: their work is moot)."""
         with transaction.atomic():
-            if not SearchChunk.objects.filter(pk=chunk.pk, status=chunk.status, task_id=chunk.task_id).update(
-                    status=Status.FAILED, error=reason):
+            if not super().fail(chunk, reason):
                 return False
+            now = timezone.now()
             ConfigurationSearch.objects.filter(pk=chunk.search_id).exclude(status__in=FINISHED).update(
-                status=Status.FAILED, error=reason, finished_at=timezone.now())
+                status=Status.FAILED, error=reason, finished_at=now)
+            SearchChunk.objects.filter(search_id=chunk.search_id).exclude(status__in=FINISHED).update(
+                status=Status.CANCELLED, finished_at=now)
         return True
 
 
@@ -393,34 +400,35 @@ def dispatch_search(search: ConfigurationSearch) -> None:
         dispatch_job(CHUNK_JOBS, chunk)
 
 
-def execute_chunk(search_id: str, index: int, task_id: str | None = None) -> str:
-    """Evaluate one chunk; idempotent (and does nothing for a task ``task_id`` the chunk no longer names); stops
-    between configurations when the search is cancelled."""
+def execute_chunk(search_id: str, index: int, worker: str = "", task_id: str | None = None) -> str:
+    """Evaluate one chunk on worker node ``worker``; idempotent (and does nothing for a task ``task_id`` the chunk
+    no longer names); stops between configurations when the search is cancelled."""
     with transaction.atomic():
         search = ConfigurationSearch.objects.select_for_update().get(pk=search_id)
         chunk = search.chunks.select_for_update().get(index=index)
-        if search.is_finished or chunk.status in FINISHED or superseded(chunk, task_id):
+        if search.is_finished or not CHUNK_JOBS.start(chunk, worker or socket.gethostname(), task_id):
             return chunk.status
         if search.status == Status.QUEUED:
-            search.status, search.started_at = Status.RUNNING, timezone.now()
+            search.status, search.started_at = Status.RUNNING, chunk.started_at
             search.save(update_fields=["status", "started_at"])
-        chunk.status = Status.RUNNING
-        chunk.save(update_fields=["status"])
     platform = platform_from_dict(search.inputs["platform"])
     workload = workload_from_dict(search.inputs["workload"])
     configs = enumerate_space(search.space)[chunk.start:chunk.end]
     points = []
-    for i, config in enumerate(configs):
-        if ConfigurationSearch.objects.filter(pk=search.pk, status=Status.CANCELLED).exists():
-            SearchChunk.objects.filter(pk=chunk.pk).update(status=Status.CANCELLED, points=points, done=i)
-            return Status.CANCELLED
-        points.append(evaluate(platform, workload, config, seed=search.seed))
-        SearchChunk.objects.filter(pk=chunk.pk).update(done=i + 1)
-    saved = SearchChunk.objects.filter(pk=chunk.pk, status=Status.RUNNING).update(status=Status.SUCCEEDED,
-                                                                                  points=points)
+    # written after every configuration (each takes a while), so interval 0
+    progress = Progress(SearchChunk, chunk.pk, interval_s=0.0, extra=lambda done, total: {"done": done,
+                                                                                         "points": points})
+    try:
+        for config in configs:
+            points.append(evaluate(platform, workload, config, seed=search.seed))
+            progress(len(points), len(configs))
+    except JobCancelled:
+        return SearchChunk.objects.values_list("status", flat=True).get(pk=chunk.pk)
+    saved = SearchChunk.objects.filter(pk=chunk.pk, status=Status.RUNNING).update(
+        status=Status.SUCCEEDED, points=points, done=len(points), progress=1.0, finished_at=timezone.now())
     if saved:
         _finalise_if_complete(search.pk)
-    return Status.SUCCEEDED if saved else Status.CANCELLED
+    return Status.SUCCEEDED if saved else SearchChunk.objects.values_list("status", flat=True).get(pk=chunk.pk)
 
 
 def summarise_points(points: list[dict], deadline_s=None, budget_aud=None) -> dict:
@@ -451,16 +459,5 @@ def _finalise_if_complete(search_pk) -> None:
 
 
 def cancel_search(search: ConfigurationSearch) -> bool:
-    from apps.celery import app
-
-    with transaction.atomic():
-        locked = ConfigurationSearch.objects.select_for_update().get(pk=search.pk)
-        if locked.is_finished:
-            return False
-        locked.status, locked.finished_at = Status.CANCELLED, timezone.now()
-        locked.save(update_fields=["status", "finished_at"])
-        task_ids = list(locked.chunks.exclude(task_id="").values_list("task_id", flat=True))
-        locked.chunks.exclude(status__in=FINISHED).update(status=Status.CANCELLED)
-    for task_id in task_ids:
-        app.control.revoke(task_id)
-    return True
+    """Cancel a queued or running search and its chunks; False when it had already finished."""
+    return cancel_job(search, search.chunks.all())

@@ -15,7 +15,7 @@ __all__ = ["run_search_chunk", "compute_report"]
              autoretry_for=(OperationalError, InterfaceError), **DB_RETRY)
 def run_search_chunk(self, search_id: str, index: int) -> str:
     """Evaluate chunk ``index`` of configuration search ``search_id``; returns its status."""
-    return execute_chunk(search_id, index, task_id=self.request.id)
+    return execute_chunk(search_id, index, worker=self.request.hostname or "", task_id=self.request.id)
 
 
 @shared_task(name="scoring.compute_report", bind=True, acks_late=True, time_limit=1800, soft_time_limit=1750,

@@ -129,7 +129,7 @@ def test_a_running_job_whose_task_vanished_ends_failed_with_the_reason(catalogue
     run.refresh_from_db()
     assert rep.status == run.status == "failed"
     assert rep.error.startswith("its task was lost (broker restarted?) at ") and run.error == rep.error
-    assert run.replication_set.get(index=1).status == "queued"  # its task is still queued: not touched
+    assert run.replication_set.get(index=1).status == "cancelled"  # the run failed: its other replication stops
 
 
 def test_a_running_job_on_a_worker_that_does_not_answer_is_left_to_the_worker_loss_sweep(catalogue):
