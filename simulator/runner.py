@@ -102,6 +102,10 @@ def _flow_is_simple(flow, specs: dict[str, ResourceSpec]) -> bool:
     return flow.cap >= spec.capacity or (spec.per_flow_cap is not None and flow.cap >= spec.per_flow_cap)
 
 
+#: the runner reports progress at least this often (tasks ended), whatever the graph's size
+PROGRESS_EVERY_TASKS = 1000
+
+
 def run(
     graph: TaskGraph,
     *,
@@ -111,7 +115,8 @@ def run(
 ) -> RunResult:
     """Simulate ``graph`` from t=0 until every task has ended.
 
-    ``progress(done_tasks, total_tasks)`` is called at most about 100 times.
+    ``progress(done_tasks, total_tasks)`` is called every 1% of the tasks, and at least every ``PROGRESS_EVERY_TASKS``
+    tasks, so a caller can stop a long run promptly by raising from it (it propagates).
     Raises :class:`ValueError` for an inconsistent graph and
     :class:`~simulator.core.SimulationError` if tasks can never run (a cycle).
     """
@@ -370,7 +375,7 @@ def run(
     fluid.on_done = part_done
 
     done = 0
-    step = max(1, -(-n // 100))
+    step = max(1, min(-(-n // 100), PROGRESS_EVERY_TASKS))
     next_report = step
 
     pools: dict[str, object] = {}

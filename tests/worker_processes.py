@@ -4,6 +4,7 @@ tests; a module of its own because several test folders have a conftest.py)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -62,3 +63,45 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.25):
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid`` (children, grandchildren such as fio), from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        parents.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def kill_tree(proc) -> list[int]:
+    """SIGKILL the worker we started and every process under it; returns their pids."""
+    pids = [proc.pid, *_descendants(proc.pid)]
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait(timeout=10)
+    wait_for(lambda: not any(_alive(p) for p in pids), 20, "the killed processes to die")
+    return pids

@@ -10,11 +10,11 @@ it "failed" with a reason naming the lost worker.  A later redelivery of the tas
 from __future__ import annotations
 
 import os
-import signal
 import time
 import uuid
 
 import pytest
+from worker_processes import kill_tree as _kill_tree
 from worker_processes import start_worker, stop_worker
 from worker_processes import wait_for as _wait
 
@@ -32,50 +32,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 def _need_redis():
     if not os.environ.get("CELERY_BROKER_URL", "").startswith("redis"):
         pytest.skip("worker tests need CELERY_BROKER_URL pointing at Redis")
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process under ``pid`` (children, grandchildren such as fio), from /proc."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-        parents.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        for child in parents.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def _kill_tree(proc) -> list[int]:
-    """SIGKILL the worker we started and every process under it; returns their pids."""
-    pids = [proc.pid, *_descendants(proc.pid)]
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.wait(timeout=10)
-    _wait(lambda: not any(_alive(p) for p in pids), 20, "the killed processes to die")
-    return pids
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
-
-
 
 
 class _Worker:

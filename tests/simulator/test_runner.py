@@ -127,6 +127,32 @@ def test_it_reports_progress_at_most_about_100_times_and_finally_all_done():
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
+def test_it_reports_progress_at_least_every_so_many_tasks_however_large_the_graph(monkeypatch):
+    from simulator import runner
+
+    monkeypatch.setattr(runner, "PROGRESS_EVERY_TASKS", 4)
+    calls = []
+    run(TaskGraph((), (PoolSpec("p", 7),), tuple(cpu_task(i, 1.0) for i in range(1000))),
+        progress=lambda d, n: calls.append(d))
+    assert len(calls) == 250 and calls[:3] == [4, 8, 12] and calls[-1] == 1000
+
+
+def test_an_exception_raised_by_progress_stops_the_run_there():
+    class Stop(Exception):
+        pass
+
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        if done >= 500:
+            raise Stop()
+
+    with pytest.raises(Stop):
+        run(TaskGraph((), (PoolSpec("p", 7),), tuple(cpu_task(i, 1.0) for i in range(1000))), progress=progress)
+    assert calls[-1] == 500
+
+
 def test_it_skips_utilisation_when_asked():
     g = TaskGraph((ResourceSpec("l", 1.0),), (PoolSpec("p", 1),), (task(0, (Phase("x", flows=(Flow(("l",), 2.0),)),)),))
     r = run(g, record_utilisation=False)
