@@ -34,10 +34,12 @@ test: export CELERY_BROKER_URL ?= redis://127.0.0.1:6379/15
 test: export CELERY_RESULT_BACKEND ?= redis://127.0.0.1:6379/15
 test: install
 	$(BIN)/python -m ruff check apps simulator tests bench fixtures
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 lint: install
 	$(BIN)/python -m ruff check apps simulator tests bench fixtures
+	$(BIN)/lint-imports
 
 bench: install
 	$(BIN)/python bench/scale.py --scale 1 --slots 64

@@ -3,13 +3,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from apps import views as project_views
 from apps.core import views as core_views
 
 admin.site.site_header = "Skyplan administration"
 admin.site.site_title = "Skyplan"
 
 urlpatterns = [
-    path("", core_views.home, name="home"),
+    path("", project_views.home, name="home"),
     path("health/", core_views.health, name="health"),
     path("accounts/", include("apps.accounts.urls")),
     path("platforms/", include("apps.platforms.urls")),

@@ -72,12 +72,12 @@ def setup_data(database_url: str, secret_key: str) -> dict:
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
-    from apps.core.catalogue import load_catalogue
     from apps.platforms.models import Platform
     from apps.profiles.models import Profile
     from apps.profiles.services import import_file
     from apps.scenarios import services
     from apps.scenarios.models import Scenario
+    from apps.workloads.catalogue import load_catalogue
     from apps.workloads.models import Workload
 
     call_command("ensure_database")

@@ -61,7 +61,7 @@ def main() -> int:
     old = runner.setup_databases()  # a throwaway test database, never the real one
     worker = None
     try:
-        from apps.core.catalogue import load_catalogue
+        from apps.workloads.catalogue import load_catalogue
         from apps.platforms.models import Platform
         from apps.scenarios.models import FINISHED, Replication, SimulationRun
         from apps.scenarios.services import create_run, dispatch_run

@@ -39,9 +39,9 @@ def main() -> int:
     runner = get_runner(settings)(verbosity=0, interactive=False)
     old = runner.setup_databases()  # a throwaway test database, never the real one
     try:
-        from apps.core.catalogue import load_catalogue
         from apps.scenarios.models import Scenario
         from apps.scenarios.services import create_demo_scenario, execute_replication, run_scenario
+        from apps.workloads.catalogue import load_catalogue
 
         call_command("migrate", verbosity=0)
         load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)

@@ -39,7 +39,7 @@ def main() -> int:
     runner = get_runner(settings)(verbosity=0, interactive=False)
     old = runner.setup_databases()  # a throwaway test database, never the real one
     try:
-        from apps.core.catalogue import load_catalogue
+        from apps.workloads.catalogue import load_catalogue
         from apps.scoring.models import ScoreReport
         from apps.scoring.services import execute_report
 

@@ -22,7 +22,7 @@ def catalogue(db):
     """The real reference catalogue from fixtures/catalogue, loaded into the test database."""
     from django.conf import settings
 
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     return load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
 

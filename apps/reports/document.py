@@ -17,7 +17,8 @@ from apps.core.provenance import describe_source, short_source
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.scenarios.adapters import stage_frame
 from apps.scenarios.models import Scenario, Status
-from apps.scenarios.services import scenario_results, scoring_section
+from apps.scenarios.services import scenario_results
+from apps.scoring.services import scoring_section
 from apps.workloads.models import WorkloadStage
 from apps.workloads.schemas import TEMPLATES
 from simulator.units import format_quantity

@@ -15,6 +15,7 @@ import logging
 import math
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import asdict, is_dataclass, replace
 
 import orjson
@@ -41,7 +42,8 @@ __all__ = [
     "InvalidScenario", "run_inputs", "create_run", "dispatch_run", "execute_replication", "cancel_run",
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
     "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
-    "compare_scenarios", "answer_first", "fail_lost_replications", "ReplicationJobs", "REPLICATION_JOBS",
+    "compare_scenarios", "answer_first", "RESULT_SECTIONS", "result_sections", "fail_lost_replications",
+    "ReplicationJobs", "REPLICATION_JOBS",
 ]
 
 #: at most this many replications per Celery task: enough that a task's own cost (broker round trips, transactions)
@@ -503,7 +505,7 @@ def prepare_finished_scenarios(run_pk) -> None:
     """Called when a run finishes: compute the results of the scenarios it completes, on the worker."""
     for scenario in Scenario.objects.filter(entries__run_id=run_pk).select_related("workload"):
         try:
-            scoring_section(scenario, scenario_results(scenario))
+            result_sections(scenario, scenario_results(scenario))
         except Exception:  # noqa: BLE001 - the page computes them on first view instead
             log.exception("could not prepare the results of scenario %s", scenario.pk)
 
@@ -624,8 +626,8 @@ def compare_scenarios(a: Scenario, b: Scenario) -> dict:
     inputs = [{"key": k, "a": side(ia, k), "b": side(ib, k)} for k in [*ia, *(k for k in ib if k not in ia)]
               if ia.get(k) != ib.get(k)]
     ra, rb = scenario_results(a), scenario_results(b)
-    reca = answer_first(a, ra, scoring_section(a, ra), figure=False)["rec"] if ra else None
-    recb = answer_first(b, rb, scoring_section(b, rb), figure=False)["rec"] if rb else None
+    reca = answer_first(a, ra, result_sections(a, ra).get("scoring"), figure=False)["rec"] if ra else None
+    recb = answer_first(b, rb, result_sections(b, rb).get("scoring"), figure=False)["rec"] if rb else None
     rows_a = {r["slug"]: r for r in (reca or {}).get("rows", [])}
     rows_b = {r["slug"]: r for r in (recb or {}).get("rows", [])}
     names = {s["platform"]: s["name"] for s in [*(ra or {}).get("summary", []), *(rb or {}).get("summary", [])]}
@@ -648,34 +650,27 @@ def compare_scenarios(a: Scenario, b: Scenario) -> dict:
             "ready": ra is not None and rb is not None}
 
 
-def scoring_section(scenario: Scenario, results: dict | None) -> dict | None:
-    """The scoring engine's part of the results page (radar, ranks, weights, robustness, TCO); cached with the
-    results bundle (and recomputed when the criteria change) so the page stays fast."""
-    from apps.scoring.services import scenario_scoring
+#: sections that apps downstream of this one add to a finished scenario's results: name -> function(scenario,
+#: results) returning the section (or None).  The scoring app adds "scoring" (apps.scoring.apps), so the data flows
+#: one way: scenarios produce results, scoring ranks them.
+RESULT_SECTIONS: dict[str, Callable[[Scenario, dict | None], dict | None]] = {}
 
-    if results is None:
-        return None
-    section = scenario_scoring(scenario, results)
-    if section is not None and section is not results.get("scoring") and not section.get("error") \
-            and results.get("key") is not None:
-        results["scoring"] = section
-        Scenario.objects.filter(pk=scenario.pk).update(results_cache=results)
-    return section
+
+def result_sections(scenario: Scenario, results: dict | None) -> dict:
+    """Every registered section of the scenario's results page (see RESULT_SECTIONS), by name."""
+    return {name: section(scenario, results) for name, section in RESULT_SECTIONS.items()}
 
 
 def scenario_page(scenario: Scenario) -> dict:
-    """What the scenario page shows: inputs, combined status, results (cached) and the what-if edits."""
-    from apps.scenarios.forms import WhatIfForm
-
+    """What the scenario page shows: inputs, combined status, results (cached) and their sections (scoring), and its
+    what-ifs."""
     entries = list(scenario.entries.select_related("platform", "run"))
     results = scenario_results(scenario)
-    scoring = scoring_section(scenario, results)
-    what_if_form = WhatIfForm(scenario=scenario)
+    sections = result_sections(scenario, results)
     context = {
         "scenario": scenario, "entries": entries, "state": scenario_status(scenario), "results": results,
-        "scoring": scoring, "what_if_form": what_if_form, **answer_first(scenario, results, scoring, entries),
-        "what_if_suggestions": what_if_form.suggestions(), "what_ifs": list(scenario.what_ifs.all()[:20]),
-        **_inputs_in_words(scenario, entries),
+        **sections, **answer_first(scenario, results, sections.get("scoring"), entries),
+        "what_ifs": list(scenario.what_ifs.all()[:20]), **_inputs_in_words(scenario, entries),
     }
     if results:
         names = {e.platform.slug: e.platform.name for e in entries}

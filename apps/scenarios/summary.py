@@ -1,7 +1,7 @@
 """The answer first: what a scenario's results page, its comparison and its report lead with.
 
 Pure functions over the cached results bundle (:func:`apps.scenarios.services.scenario_results`) and the scoring
-section (:func:`apps.scenarios.services.scoring_section`): no ORM, no simulation.  The recommendation depends on
+section (:func:`apps.scoring.services.scoring_section`): no ORM, no simulation.  The recommendation depends on
 the weights, so the page computes it for the saved weights and again, through one endpoint, for every slider
 move; the template that shows it is the same both times.
 """

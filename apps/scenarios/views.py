@@ -127,7 +127,10 @@ def scenario_demo(request):
 
 def scenario_detail(request, scenario_id):
     scenario = _scenario(request, scenario_id)
-    return render(request, "scenarios/scenario_detail.html", services.scenario_page(scenario))
+    what_if_form = WhatIfForm(scenario=scenario)
+    return render(request, "scenarios/scenario_detail.html", {
+        **services.scenario_page(scenario), "what_if_form": what_if_form,
+        "what_if_suggestions": what_if_form.suggestions()})
 
 
 def scenario_recommendation(request, scenario_id):
@@ -135,7 +138,7 @@ def scenario_recommendation(request, scenario_id):
     one per criterion), as the page's own HTML so the live page reads exactly as a reload would."""
     scenario = _scenario(request, scenario_id)
     results = services.scenario_results(scenario)
-    scoring = services.scoring_section(scenario, results)
+    scoring = services.result_sections(scenario, results).get("scoring")
     if results is None or not scoring or scoring.get("error") or scoring["report"].get("error"):
         return JsonResponse({"error": "this scenario has no ranked results yet"}, status=409)
     try:

@@ -9,6 +9,8 @@ class ScoringConfig(AppConfig):
 
     def ready(self):
         from apps.core.jobs import register
-        from apps.scoring.services import CHUNK_JOBS
+        from apps.scenarios.services import RESULT_SECTIONS
+        from apps.scoring.services import CHUNK_JOBS, scoring_section
 
         register(CHUNK_JOBS)
+        RESULT_SECTIONS["scoring"] = scoring_section

@@ -27,6 +27,7 @@ from apps.core.jobs import dispatch as dispatch_job
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import platform_dict, workload_dict
+from apps.scenarios.models import Scenario
 from apps.scoring import adapters
 from apps.scoring.logic import aggregate as agg
 from apps.scoring.logic import robustness as rob
@@ -46,7 +47,7 @@ from apps.scoring.logic.tco import Horizon, break_even, tco
 from apps.scoring.models import FINISHED, ConfigurationSearch, Criterion, ScoreReport, SearchChunk, Status
 from simulator.model.catalogue import platform_from_dict, workload_from_dict
 
-__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "report_from_runs", "scenario_scoring", "rerank", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
+__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "report_from_runs", "scenario_scoring", "rerank", "scoring_section", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
            "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE"]
 
 DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
@@ -225,11 +226,9 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
     cached = results.get("scoring")
     if cached and cached.get("signature") == signature:
         return cached
-    from apps.scenarios.models import Status as RunStatus
-
     entries = [e for e in scenario.entries.select_related("platform", "run").prefetch_related(
                    "platform__node_types", "platform__storage_tiers")
-               if e.run is not None and e.run.status == RunStatus.SUCCEEDED]
+               if e.run is not None and e.run.status == Status.SUCCEEDED]
     if not entries:
         return None
     try:
@@ -258,6 +257,20 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
         "ranks": {p["slug"]: [s["score"] for s in p["scores"]] for p in report["platforms"]},
         "weights": [c["weight"] for c in report["criteria"]],
     }
+
+
+def scoring_section(scenario, results: dict | None) -> dict | None:
+    """The scoring engine's part of a scenario's results page (radar, ranks, weights, robustness, TCO); cached with
+    the results bundle (and recomputed when the criteria change) so the page stays fast.  Registered as the
+    "scoring" section of every scenario's results (apps.scoring.apps)."""
+    if results is None:
+        return None
+    section = scenario_scoring(scenario, results)
+    if section is not None and section is not results.get("scoring") and not section.get("error") \
+            and results.get("key") is not None:
+        results["scoring"] = section
+        Scenario.objects.filter(pk=scenario.pk).update(results_cache=results)
+    return section
 
 
 def rerank(ranks: dict[str, list[int]], weights: list[float]) -> dict:

@@ -49,26 +49,8 @@
   }
 
   // Import page: poll the status until the import finishes.
-  var box = document.getElementById("import-status");
-  if (!box || box.dataset.finished === "1") { return; }
-  var bar = document.getElementById("import-progress");
-  var text = document.getElementById("progress-text");
-  var status = document.getElementById("status-text");
-  var error = document.getElementById("import-error");
-  function poll() {
-    fetch(box.dataset.statusUrl, {headers: {"Accept": "application/json"}})
-      .then(function (r) { return r.json(); })
-      .then(function (s) {
-        bar.value = s.progress;
-        text.textContent = Math.round(100 * s.progress) + "%";
-        status.textContent = s.status;
-        status.className = "status status-" + s.status;
-        if (s.error) { error.textContent = s.error; error.hidden = false; }
-        if (s.finished) {
-          if (s.profile_url) { window.location.href = s.profile_url; } else { window.location.reload(); }
-        } else { setTimeout(poll, 1000); }
-      })
-      .catch(function () { setTimeout(poll, 3000); });
-  }
-  setTimeout(poll, 500);
+  if (!window.skyplanJobPoll) { return; }  // only the import page loads the poller
+  window.skyplanJobPoll(document.getElementById("import-status"), {
+    bar: "import-progress", text: "progress-text", status: "status-text", error: "import-error",
+    done: function (s) { if (s.profile_url) { window.location.href = s.profile_url; } else { window.location.reload(); } }});
 })();

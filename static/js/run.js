@@ -12,22 +12,6 @@
   draw("timeline");
   draw("utilisation");
 
-  var box = document.getElementById("run-status");
-  if (!box || box.dataset.finished === "1") { return; }
-  var bar = document.getElementById("run-progress");
-  var text = document.getElementById("progress-text");
-  var status = document.getElementById("status-text");
-  function poll() {
-    fetch(box.dataset.statusUrl, {headers: {"Accept": "application/json"}})
-      .then(function (r) { return r.json(); })
-      .then(function (s) {
-        bar.value = s.progress;
-        text.textContent = Math.round(100 * s.progress) + "%";
-        status.textContent = s.status;
-        status.className = "status status-" + s.status;
-        if (s.finished) { window.location.reload(); } else { setTimeout(poll, 1000); }
-      })
-      .catch(function () { setTimeout(poll, 3000); });
-  }
-  setTimeout(poll, 500);
+  window.skyplanJobPoll(document.getElementById("run-status"), {
+    bar: "run-progress", text: "progress-text", status: "status-text"});
 })();

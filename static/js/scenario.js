@@ -14,21 +14,13 @@
   }
 
   var box = document.getElementById("scenario-status");
-  if (!box || box.dataset.finished === "1" || box.dataset.status === "draft") { return; }
-  var bar = document.getElementById("scenario-progress");
-  var text = document.getElementById("progress-text");
-  var status = document.getElementById("status-text");
+  if (!box || box.dataset.status === "draft") { return; }
   function pct(x) { return Math.round(100 * x) + "%"; }
-  function poll() {
-    fetch(box.dataset.statusUrl, {headers: {"Accept": "application/json"}})
-      .then(function (r) { return r.json(); })
-      .then(function (s) {
-        bar.value = s.progress;
-        text.textContent = pct(s.progress);
-        status.textContent = s.status;
-        status.className = "status status-" + s.status;
-        s.platforms.forEach(function (p) {
-          var row = box.querySelector("tr[data-platform='" + p.platform + "']");
+  window.skyplanJobPoll(box, {
+    bar: "scenario-progress", text: "progress-text", status: "status-text", everyMs: 400,
+    update: function (s) {
+      s.platforms.forEach(function (p) {
+        var row = box.querySelector("tr[data-platform='" + p.platform + "']");
           if (!row) { return; }
           var cell = row.querySelector(".status");
           cell.textContent = p.status;
@@ -36,9 +28,6 @@
           row.querySelector("progress").value = p.progress;
           row.querySelector(".pct").textContent = pct(p.progress);
         });
-        if (s.finished) { setTimeout(function () { window.location.reload(); }, 300); } else { setTimeout(poll, 400); }
-      })
-      .catch(function () { setTimeout(poll, 2000); });
-  }
-  setTimeout(poll, 300);
+    }
+  });
 })();

@@ -9,21 +9,8 @@
       Plotly.newPlot(target, fig.data, fig.layout, {responsive: true, displaylogo: false});
     }
   });
-  var box = document.getElementById("run-status");
-  if (!box || box.dataset.finished === "1") { return; }
-  var bar = document.getElementById("run-progress");
-  var text = document.getElementById("progress-text");
-  var status = document.getElementById("status-text");
-  function poll() {
-    fetch(box.dataset.statusUrl, {headers: {"Accept": "application/json"}})
-      .then(function (r) { return r.json(); })
-      .then(function (s) {
-        bar.value = s.progress;
-        text.textContent = Math.round(100 * s.progress) + "% (" + s.done + " of " + s.total + ")";
-        status.textContent = s.status;
-        if (s.finished) { window.location.reload(); } else { setTimeout(poll, 1000); }
-      })
-      .catch(function () { setTimeout(poll, 3000); });
-  }
-  setTimeout(poll, 500);
+  if (!window.skyplanJobPoll) { return; }  // pages with charts only (score, TCO) do not load the poller
+  window.skyplanJobPoll(document.getElementById("run-status"), {
+    bar: "run-progress", text: "progress-text", status: "status-text",
+    percentText: function (s) { return Math.round(100 * s.progress) + "% (" + s.done + " of " + s.total + ")"; }});
 })();

@@ -27,7 +27,7 @@ def _poll(client, url, timeout=240) -> dict:
 @pytest.mark.worker
 def test_a_client_runs_a_scenario_and_downloads_its_report(celery_worker_process, user, settings):
     from apps import settings as project_settings
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     settings.MEDIA_ROOT = project_settings.MEDIA_ROOT  # the worker writes reports under the project's MEDIA_ROOT
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)

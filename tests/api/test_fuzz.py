@@ -39,7 +39,7 @@ def module_catalogue(django_db_setup, django_db_blocker):
     from django.conf import settings
     from django.db import transaction
 
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     with django_db_blocker.unblock():
         outer = transaction.atomic()

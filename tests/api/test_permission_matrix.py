@@ -183,13 +183,13 @@ def _build() -> dict:
 
     from apps.benchmarks.models import BenchmarkRun
     from apps.benchmarks.services import create_benchmark
-    from apps.core.catalogue import load_catalogue
     from apps.platforms.models import Platform
     from apps.platforms.services import copy_platform
     from apps.profiles.services import import_file
     from apps.reports.services import generate_report, request_report
     from apps.scenarios.models import Scenario
     from apps.scenarios.services import create_run, create_scenario, execute_replication, run_scenario
+    from apps.workloads.catalogue import load_catalogue
     from apps.workloads.models import Workload
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)

@@ -6,8 +6,8 @@ import shutil
 import pytest
 from django.conf import settings
 
-from apps.core.catalogue import CatalogueError, load_catalogue
 from apps.platforms.models import Platform
+from apps.workloads.catalogue import CatalogueError, load_catalogue
 
 pytestmark = pytest.mark.django_db
 

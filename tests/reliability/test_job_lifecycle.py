@@ -62,10 +62,12 @@ class _Worker:
 
 
 @pytest.fixture
-def queue():
-    """A private queue, with ``queue.start(name)`` to start a worker on it (all stopped at the end); tasks sent in
-    ``with queue.sending():`` go to it."""
+def queue(settings, monkeypatch):
+    """A private queue, with ``queue.start(name)`` to start a worker on it (all stopped at the end, and sharing this
+    test's media folder); tasks sent in ``with queue.sending():`` go to it."""
     from apps.celery import app
+
+    monkeypatch.setenv("SKYPLAN_MEDIA_ROOT", str(settings.MEDIA_ROOT))
 
     class Queue:
         name = f"lifecycle-{uuid.uuid4().hex[:8]}"
@@ -94,7 +96,7 @@ def queue():
 def _catalogue():
     from django.conf import settings
 
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
 

@@ -64,7 +64,7 @@ def workers():
 
 def test_a_simulation_whose_worker_is_killed_ends_failed_naming_the_worker(workers, settings):
     from apps.celery import app
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     queue = f"reliability-{uuid.uuid4().hex[:8]}"

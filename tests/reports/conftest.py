@@ -43,8 +43,8 @@ def demo_document(django_db_setup, django_db_blocker):
     rolled back (the document is plain data; the exports need no database)."""
     from django.conf import settings
 
-    from apps.core.catalogue import load_catalogue
     from apps.reports.document import build_document
+    from apps.workloads.catalogue import load_catalogue
 
     with django_db_blocker.unblock(), transaction.atomic():
         load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)

@@ -63,8 +63,8 @@ def test_a_report_of_a_scenario_whose_runs_were_deleted_fails_with_a_reason(fini
 @pytest.mark.worker
 def test_a_worker_generates_the_report_and_the_browser_downloads_it(celery_worker_process, client, user, settings):
     from apps import settings as project_settings
-    from apps.core.catalogue import load_catalogue
     from apps.scenarios.services import execute_replication, run_scenario
+    from apps.workloads.catalogue import load_catalogue
 
     # the worker writes reports to its MEDIA_ROOT (the project default); the web side must read the same one
     settings.MEDIA_ROOT = project_settings.MEDIA_ROOT

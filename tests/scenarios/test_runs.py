@@ -138,7 +138,7 @@ def _wait(run, predicate, timeout=120):
 def test_the_browser_starts_a_run_that_a_worker_finishes(celery_worker_process, client, user):
     from django.conf import settings
 
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     client.force_login(user)
@@ -159,7 +159,7 @@ def test_the_browser_starts_a_run_that_a_worker_finishes(celery_worker_process, 
 def test_a_long_run_reports_progress_and_can_be_cancelled(celery_worker_process, client, user):
     from django.conf import settings
 
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     workload = Workload.objects.get(slug="sdp-predict-p3")

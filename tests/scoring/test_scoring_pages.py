@@ -158,7 +158,7 @@ def test_the_same_request_finds_the_kept_report_and_an_edit_asks_for_a_new_one(l
 def test_a_worker_computes_the_report_the_page_asked_for(celery_worker_process, client, user):
     from django.conf import settings
 
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     client.force_login(user)

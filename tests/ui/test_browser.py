@@ -19,7 +19,7 @@ DEMO_SECONDS_LIMIT = 20.0
 @pytest.fixture
 def site(celery_worker_process, live_server, django_user_model, settings):
     from apps import settings as project_settings
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     # the worker writes files (reports) to the project's MEDIA_ROOT: the live server must serve the same one
     settings.MEDIA_ROOT = project_settings.MEDIA_ROOT

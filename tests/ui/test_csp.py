@@ -26,11 +26,11 @@ def pages(live_server, django_user_model):
     from django.conf import settings
     from django.test import Client
 
-    from apps.core.catalogue import load_catalogue
     from apps.profiles.services import import_file
     from apps.scenarios import services
     from apps.scoring.models import ScoreReport
     from apps.scoring.services import execute_report
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     user = django_user_model.objects.create_user(username="grace", password=PASSWORD)
@@ -143,8 +143,8 @@ def test_the_api_documentation_renders_with_no_policy_violation(browser, live_se
 def test_the_admin_works_with_no_policy_violation(browser, live_server, django_user_model):
     from django.conf import settings
 
-    from apps.core.catalogue import load_catalogue
     from apps.platforms.models import Platform
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     django_user_model.objects.create_superuser(username="root", password=PASSWORD)

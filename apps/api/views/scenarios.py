@@ -34,6 +34,7 @@ from apps.api.serializers.scenarios import (
 )
 from apps.scenarios import services
 from apps.scenarios.models import Scenario, SimulationRun
+from apps.scoring import services as scoring_services
 
 #: first word of a scenario service's message -> the API field it is about
 SCENARIO_FIELDS = {"platforms": "platforms", "replications": "replications", "workload": "workload_overrides",
@@ -158,7 +159,7 @@ class ScenarioResults(ApiView):
         results = services.scenario_results(scenario)
         if results is None:
             return not_ready(scenario.status())
-        scoring = services.scoring_section(scenario, results)
+        scoring = scoring_services.scoring_section(scenario, results)
         summary = [{k: v for k, v in row.items() if k != "run_url"} for row in results.get("summary", [])]
         out = {"summary": summary, "bounds": results.get("bounds", []), "validation": results.get("validation"),
                "scoring": scoring}

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.core.catalogue import CatalogueError, load_catalogue
+from apps.workloads.catalogue import CatalogueError, load_catalogue
 
 
 class Command(BaseCommand):
