@@ -157,13 +157,12 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
 
 
 def cancel_import(job: ProfileImport) -> bool:
-    """Cancel a queued or running import (a running one stops within about half a second); False when it had
-    already finished.  A queued one's upload is discarded at once (its task will not start)."""
-    was_queued = job.status == Status.QUEUED
+    """Cancel a queued or running import (a running one stops within about half a second, or is terminated); False
+    when it had already finished.  Its upload is discarded now: a queued task will not start, and a terminated one
+    cannot clean up (a parser reading it keeps its open copy until it stops)."""
     if not cancel_job(job, cancel_requested=True):
         return False
-    if was_queued:
-        _discard_upload(job)
+    _discard_upload(job)
     return True
 
 
