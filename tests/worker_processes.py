@@ -45,6 +45,21 @@ def start_worker(queues: str, name: str, env: dict | None = None):
     raise RuntimeError(f"worker did not become ready, see {log_path}")
 
 
+class Worker:
+    """A worker process on ``queue`` named ``name@host`` that a test may kill (:func:`kill_tree`); ``stop()`` it at
+    the end in any case."""
+
+    def __init__(self, queue: str, name: str):
+        self.proc, self.log_path, self.log = start_worker(queue, name)
+        self.node = f"{name}@{os.uname().nodename}"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            stop_worker(self.proc, self.log)
+        else:
+            self.log.close()
+
+
 def stop_worker(proc, log) -> None:
     proc.terminate()
     try:

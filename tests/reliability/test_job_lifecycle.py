@@ -16,7 +16,7 @@ import uuid
 from contextlib import contextmanager
 
 import pytest
-from worker_processes import kill_tree, start_worker, stop_worker, wait_for
+from worker_processes import Worker, kill_tree, wait_for
 
 from apps.platforms.models import Platform
 from apps.profiles.models import ProfileImport
@@ -49,18 +49,6 @@ def _need_redis():
         pytest.skip("worker tests need CELERY_BROKER_URL pointing at Redis")
 
 
-class _Worker:
-    def __init__(self, queue: str, name: str):
-        self.proc, self.log_path, self.log = start_worker(queue, name)
-        self.node = f"{name}@{os.uname().nodename}"
-
-    def stop(self):
-        if self.proc.poll() is None:
-            stop_worker(self.proc, self.log)
-        else:
-            self.log.close()
-
-
 @pytest.fixture
 def queue(settings, monkeypatch):
     """A private queue, with ``queue.start(name)`` to start a worker on it (all stopped at the end, and sharing this
@@ -71,10 +59,10 @@ def queue(settings, monkeypatch):
 
     class Queue:
         name = f"lifecycle-{uuid.uuid4().hex[:8]}"
-        workers: list[_Worker] = []
+        workers: list[Worker] = []
 
-        def start(self, suffix: str) -> _Worker:
-            worker = _Worker(self.name, f"{self.name}-{suffix}")
+        def start(self, suffix: str) -> Worker:
+            worker = Worker(self.name, f"{self.name}-{suffix}")
             self.workers.append(worker)
             return worker
 
@@ -106,7 +94,7 @@ def _reload(row):
     return row
 
 
-def _kill_and_wait_failed(queue, worker: _Worker, row, *, parent=None):
+def _kill_and_wait_failed(queue, worker: Worker, row, *, parent=None):
     """Kill ``worker``'s process tree, start another worker on the queue, wait for ``row`` (and ``parent``) to end;
     check it failed naming the killed worker within LOST_WITHIN_S; returns the seconds it took."""
     kill_tree(worker.proc)
@@ -190,14 +178,6 @@ def test_a_report_whose_worker_is_killed_ends_failed_naming_the_worker(queue):
     assert not Report.objects.get(pk=report.pk).file
 
 
-def _long_run(replications: int = 1) -> SimulationRun:
-    """A simulation that runs for minutes: the SDP predict workload with 400,000 jobs (tasks)."""
-    _catalogue()
-    workload = Workload.objects.get(slug="sdp-predict-p3")
-    return create_run(platform=Platform.objects.get(slug="sdp-p3"), workload=workload, replications=replications,
-                      workload_overrides={"n_jobs": 400_000.0})
-
-
 def _active_tasks(node: str) -> list | None:
     """The tasks worker ``node`` is running (None when it does not answer)."""
     from apps.celery import app
@@ -206,7 +186,7 @@ def _active_tasks(node: str) -> list | None:
     return replies.get(node)
 
 
-def _cancel_and_time_until_free(run: SimulationRun, worker: _Worker) -> float:
+def _cancel_and_time_until_free(run: SimulationRun, worker: Worker) -> float:
     assert _active_tasks(worker.node)
     started = time.monotonic()
     assert cancel_run(run)
@@ -214,12 +194,19 @@ def _cancel_and_time_until_free(run: SimulationRun, worker: _Worker) -> float:
     return time.monotonic() - started
 
 
-def test_cancelling_a_simulation_in_its_engine_run_frees_the_worker_within_5_s(queue):
-    run = _long_run()
-    rep = run.replication_set.get()
+def _start_long_run(queue) -> tuple[SimulationRun, Replication, Worker]:
+    """A simulation that runs for minutes (the SDP predict workload with 400,000 jobs), sent to a new worker."""
+    _catalogue()
+    run = create_run(platform=Platform.objects.get(slug="sdp-p3"), workload=Workload.objects.get(slug="sdp-predict-p3"),
+                     workload_overrides={"n_jobs": 400_000.0})
     worker = queue.start("a")
     with queue.sending():
         dispatch_run(run)
+    return run, run.replication_set.get(), worker
+
+
+def test_cancelling_a_simulation_in_its_engine_run_frees_the_worker_within_5_s(queue):
+    run, rep, worker = _start_long_run(queue)
     # progress above 1/4 means the task graph is built and the engine is running (simulator.model.simulate)
     wait_for(lambda: _reload(rep).progress > 0.26, 600, "the engine to run")
     took = _cancel_and_time_until_free(run, worker)
@@ -231,11 +218,7 @@ def test_cancelling_a_simulation_in_its_engine_run_frees_the_worker_within_5_s(q
 
 
 def test_cancelling_a_simulation_still_building_its_graph_terminates_the_task_within_5_s(queue):
-    run = _long_run()
-    rep = run.replication_set.get()
-    worker = queue.start("a")
-    with queue.sending():
-        dispatch_run(run)
+    run, rep, worker = _start_long_run(queue)
     wait_for(lambda: _reload(rep).status == "running", 120, "the replication to start")
     assert rep.progress < 0.25  # building: the engine has not reported yet
     took = _cancel_and_time_until_free(run, worker)

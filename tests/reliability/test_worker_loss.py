@@ -14,8 +14,8 @@ import time
 import uuid
 
 import pytest
+from worker_processes import Worker
 from worker_processes import kill_tree as _kill_tree
-from worker_processes import start_worker, stop_worker
 from worker_processes import wait_for as _wait
 
 from apps.benchmarks import services as bench_services
@@ -34,26 +34,12 @@ def _need_redis():
         pytest.skip("worker tests need CELERY_BROKER_URL pointing at Redis")
 
 
-class _Worker:
-    """A worker process on ``queue`` that the test may kill; stopped at the end in any case."""
-
-    def __init__(self, queue: str, name: str):
-        self.proc, self.log_path, self.log = start_worker(queue, name)
-        self.node = f"{name}@{os.uname().nodename}"
-
-    def stop(self):
-        if self.proc.poll() is None:
-            stop_worker(self.proc, self.log)
-        else:
-            self.log.close()
-
-
 @pytest.fixture
 def workers():
-    started: list[_Worker] = []
+    started: list[Worker] = []
 
-    def start(queue: str, name: str) -> _Worker:
-        w = _Worker(queue, name)
+    def start(queue: str, name: str) -> Worker:
+        w = Worker(queue, name)
         started.append(w)
         return w
 
