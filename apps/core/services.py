@@ -17,7 +17,7 @@ from apps.core.broker import tasks_in_broker, tasks_on_workers
 from apps.core.jobs import node_alive, registered
 from apps.core.models import JobStatus, WorkerHeartbeat
 
-__all__ = ["record_heartbeat", "host_facts", "database_ok", "node_alive", "sweep_lost_tasks", "sweep_stuck_jobs",
+__all__ = ["record_heartbeat", "host_facts", "database_ok", "node_alive", "sweep_lost_tasks", "sweep_lost_workers", "sweep_stuck_jobs",
            "fail_abandoned_in_process"]
 
 log = logging.getLogger(__name__)
@@ -66,9 +66,14 @@ def database_ok() -> bool:
 def sweep_stuck_jobs() -> None:
     """Both sweeps, as every worker runs them periodically (apps.core.signals): jobs whose worker was lost, then
     jobs whose task was lost."""
-    for jobs in registered():
-        jobs.fail_lost_workers()
+    sweep_lost_workers()
     sweep_lost_tasks()
+
+
+def sweep_lost_workers() -> int:
+    """Fail, naming the worker, the running jobs of every kind whose worker node no longer answers; how many.  Cheap
+    when every node beats (one query per kind and node), so workers run it every heartbeat interval."""
+    return sum(jobs.fail_lost_workers() for jobs in registered())
 
 
 def sweep_lost_tasks(*, older_than_s: float | None = None, confirm_after_s: float = 2.0) -> dict[str, int]:

@@ -1,9 +1,10 @@
 """The Celery side of the core workflows.  A worker first checks it can use the file store (or refuses to start),
 then announces itself when it starts (host facts and the queues it consumes), then, in threads of its main process,
-writes a heartbeat every ``SKYPLAN_HEARTBEAT_INTERVAL_S`` seconds, runs the stuck-job sweeps
-(:func:`apps.core.services.sweep_stuck_jobs`) every ``SKYPLAN_SWEEP_INTERVAL_S`` seconds, so a lost worker's or a
-lost task's job is dealt with even when nobody is looking at it, and every second terminates the tasks whose job was
-cancelled but which do not stop (:func:`apps.core.jobs.terminate_unanswered`)."""
+writes a heartbeat and fails the jobs of lost workers every ``SKYPLAN_HEARTBEAT_INTERVAL_S`` seconds, runs both
+stuck-job sweeps (:func:`apps.core.services.sweep_stuck_jobs`: lost workers, lost tasks) every
+``SKYPLAN_SWEEP_INTERVAL_S`` seconds, so a lost worker's or a lost task's job is dealt with even when nobody is
+looking at it, and every second terminates the tasks whose job was cancelled but which do not stop
+(:func:`apps.core.jobs.terminate_unanswered`)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def announce(sender=None, **kwargs):
     from django.conf import settings
 
     from apps.core.jobs import terminate_unanswered
-    from apps.core.services import record_heartbeat, sweep_stuck_jobs
+    from apps.core.services import record_heartbeat, sweep_lost_workers, sweep_stuck_jobs
 
     node = getattr(sender, "hostname", "") or ""
     queues = ",".join(sorted(q.name for q in sender.app.amqp.queues.consume_from.values())) if sender else ""
@@ -52,6 +53,7 @@ def announce(sender=None, **kwargs):
         log.warning("worker announcement failed", exc_info=True)
     _every(settings.SKYPLAN_HEARTBEAT_INTERVAL_S, beat, "skyplan-heartbeat")
     _every(settings.SKYPLAN_SWEEP_INTERVAL_S, sweep_stuck_jobs, "skyplan-stuck-job-sweep")
+    _every(settings.SKYPLAN_HEARTBEAT_INTERVAL_S, sweep_lost_workers, "skyplan-lost-worker-sweep")
     if node:
         _every(1.0, lambda: terminate_unanswered(node), "skyplan-cancel-watch")
 
