@@ -31,7 +31,8 @@ from kombu.exceptions import OperationalError as BrokerUnreachable
 from apps.celery import app
 from apps.core.models import JOB_FINISHED, JobStatus, WorkerHeartbeat
 
-__all__ = ["TrackedJobs", "register", "registered", "dispatch", "dispatch_together", "superseded", "DB_RETRY", "JobCancelled", "Progress",
+__all__ = ["TrackedJobs", "PartJobs", "register", "registered", "dispatch", "dispatch_together", "superseded", "DB_RETRY",
+           "JobCancelled", "Progress",
            "cancel", "node_alive", "terminate_unanswered", "PROGRESS_INTERVAL_S", "LOST_AFTER_S"]
 
 log = logging.getLogger(__name__)
@@ -167,6 +168,45 @@ class TrackedJobs:
     def progress(self, row, *, start: float = 0.0, span: float = 1.0) -> Progress:
         """The progress callback of ``row``'s work (see :class:`Progress`)."""
         return Progress(self.model, row.pk, start=start, span=span)
+
+
+class PartJobs(TrackedJobs):
+    """The parts of a job split over several tasks (a run's replications, a search's chunks): rows with a foreign
+    key to their job (named by ``parent``) and an ``index``, whose task takes (job id, index).  A part failing fails
+    its job and stops the other parts (cancelled: their work is moot)."""
+
+    #: the foreign key from a part to its job
+    parent = ""
+
+    @property
+    def requested_at(self) -> str:
+        return f"{self.parent}__created_at"
+
+    def parent_id(self, part):
+        return getattr(part, f"{self.parent}_id")
+
+    def unfinished(self) -> QuerySet:
+        return super().unfinished().exclude(**{f"{self.parent}__status__in": JOB_FINISHED})
+
+    def task_args(self, part) -> list:
+        return [str(self.parent_id(part)), part.index]
+
+    def fail(self, part, reason: str) -> bool:
+        with transaction.atomic():
+            if not super().fail(part, reason):
+                return False
+            now = timezone.now()
+            parent_model = self.model._meta.get_field(self.parent).related_model
+            parent_model.objects.filter(pk=self.parent_id(part)).exclude(status__in=JOB_FINISHED).update(
+                status=JobStatus.FAILED, error=reason, finished_at=now)
+            self.model.objects.filter(**{f"{self.parent}_id": self.parent_id(part)}).exclude(
+                status__in=JOB_FINISHED).update(status=JobStatus.CANCELLED, finished_at=now)
+        return True
+
+    def dispatch_all(self, job) -> None:
+        """Send one task per part of ``job``."""
+        for part in self.model.objects.filter(**{self.parent: job}):
+            dispatch(self, part)
 
 
 class Progress:

@@ -23,9 +23,8 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.accounts.workspaces import workspace_for
-from apps.core.jobs import PROGRESS_INTERVAL_S, JobCancelled, TrackedJobs, dispatch_together
+from apps.core.jobs import PROGRESS_INTERVAL_S, JobCancelled, PartJobs, dispatch_together
 from apps.core.jobs import cancel as cancel_job
-from apps.core.jobs import dispatch as dispatch_job
 from apps.scenarios import describe, summary
 from apps.scenarios.adapters import (
     apply_platform_overrides,
@@ -114,34 +113,16 @@ def create_run(*, platform, workload, options=None, seed=0, replications=1, user
     return run
 
 
-class ReplicationJobs(TrackedJobs):
-    """Replications as the job lifecycle sees them (registered in apps.scenarios.apps)."""
+class ReplicationJobs(PartJobs):
+    """Replications, the parts of a run, as the job lifecycle sees them (registered in apps.scenarios.apps)."""
 
     label = "simulation replication"
     model = Replication
+    parent = "run"
     task_name = "scenarios.run_replication"
-    requested_at = "run__created_at"
-
-    def unfinished(self):
-        return super().unfinished().exclude(run__status__in=FINISHED)
-
-    def task_args(self, rep) -> list:
-        return [str(rep.run_id), rep.index]
 
     def describe(self, rep) -> str:
         return f"replication {rep.index}"
-
-    def fail(self, rep, reason: str) -> bool:
-        """Fail the replication and its run; the run's other replications stop (cancelled: their work is moot)."""
-        with transaction.atomic():
-            if not super().fail(rep, reason):
-                return False
-            now = timezone.now()
-            SimulationRun.objects.filter(pk=rep.run_id).exclude(status__in=FINISHED).update(
-                status=Status.FAILED, error=reason, finished_at=now)
-            Replication.objects.filter(run_id=rep.run_id).exclude(status__in=FINISHED).update(
-                status=Status.CANCELLED, finished_at=now)
-        return True
 
 
 REPLICATION_JOBS = ReplicationJobs()
@@ -160,8 +141,7 @@ def dispatch_run(run: SimulationRun) -> None:
     reps = list(run.replication_set.all())
     size = batch_size(len(reps))
     if size == 1:
-        for rep in reps:
-            dispatch_job(REPLICATION_JOBS, rep)
+        REPLICATION_JOBS.dispatch_all(run)
         return
     for start in range(0, len(reps), size):
         batch = reps[start:start + size]

@@ -21,9 +21,8 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnreachable
 
 from apps.accounts.workspaces import workspace_for
-from apps.core.jobs import JobCancelled, Progress, TrackedJobs
+from apps.core.jobs import JobCancelled, PartJobs, Progress
 from apps.core.jobs import cancel as cancel_job
-from apps.core.jobs import dispatch as dispatch_job
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import platform_dict, workload_dict
@@ -375,42 +374,23 @@ def create_search(*, platform, workload, space, seed=0, deadline_s=None, budget_
     return search
 
 
-class ChunkJobs(TrackedJobs):
-    """Search chunks as the job lifecycle sees them (registered in apps.scoring.apps)."""
+class ChunkJobs(PartJobs):
+    """Search chunks, the parts of a search, as the job lifecycle sees them (registered in apps.scoring.apps)."""
 
     label = "search chunk"
     model = SearchChunk
+    parent = "search"
     task_name = "scoring.run_search_chunk"
-    requested_at = "search__created_at"
-
-    def unfinished(self):
-        return super().unfinished().exclude(search__status__in=FINISHED)
-
-    def task_args(self, chunk) -> list:
-        return [str(chunk.search_id), chunk.index]
 
     def describe(self, chunk) -> str:
         return f"search chunk {chunk.index} (configurations {chunk.start}-{chunk.end - 1})"
-
-    def fail(self, chunk, reason: str) -> bool:
-        """Fail the chunk and its search; the search's other chunks stop (cancelled: their work is moot)."""
-        with transaction.atomic():
-            if not super().fail(chunk, reason):
-                return False
-            now = timezone.now()
-            ConfigurationSearch.objects.filter(pk=chunk.search_id).exclude(status__in=FINISHED).update(
-                status=Status.FAILED, error=reason, finished_at=now)
-            SearchChunk.objects.filter(search_id=chunk.search_id).exclude(status__in=FINISHED).update(
-                status=Status.CANCELLED, finished_at=now)
-        return True
 
 
 CHUNK_JOBS = ChunkJobs()
 
 
 def dispatch_search(search: ConfigurationSearch) -> None:
-    for chunk in search.chunks.all():
-        dispatch_job(CHUNK_JOBS, chunk)
+    CHUNK_JOBS.dispatch_all(search)
 
 
 def execute_chunk(search_id: str, index: int, worker: str = "", task_id: str | None = None) -> str:
