@@ -17,12 +17,16 @@ from dataclasses import asdict
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
+from apps.accounts.workspaces import workspace_for
 from apps.benchmarks.models import BenchmarkRun, MeasuredValue, queue_for
+from apps.celery import app
 from apps.core.jobs import JobCancelled, Progress, TrackedJobs
 from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
 from apps.core.models import WorkerHeartbeat
 from apps.platforms.models import Platform, StorageTier
+from apps.profiles.models import ProfileImport
+from apps.profiles.services import create_import, discard_upload, execute_import, store_upload
 
 __all__ = ["InvalidBenchmark", "clean_parameters", "create_benchmark", "dispatch",
            "execute", "cancel", "apply_to_tier", "hosts_online", "fail_lost_runs", "DEFAULTS", "BenchmarkJobs",
@@ -79,8 +83,6 @@ def clean_parameters(kind: str, raw: dict) -> dict:
 def create_benchmark(*, platform: Platform, kind: str, parameters: dict | None = None, user=None,
                      workspace=None) -> BenchmarkRun:
     """A queued benchmark of ``platform``'s host, in ``workspace`` (by default the user's personal one)."""
-    from apps.accounts.workspaces import workspace_for
-
     params = clean_parameters(kind, parameters or {})
     return BenchmarkRun.objects.create(platform=platform, kind=kind, parameters=params, queue=queue_for(platform.slug),
                                        created_by=user, workspace=workspace_for(user, workspace))
@@ -189,15 +191,11 @@ def execute(run_id: str, worker: str = "", task_id: str | None = None) -> str:
 def _keep_profile_file(path: str, filename: str, fmt: str) -> dict:
     """Move a profile the benchmark wrote (sampler CSV, strace trace) out of the scratch folder into the store every
     host reaches (the web host serves it from there)."""
-    from apps.profiles.services import store_upload
-
     rel, size = store_upload(path, filename, move=True)
     return {"path": rel, "filename": filename, "format": fmt, "size_bytes": size}
 
 
 def _discard_profile_files(result: dict) -> None:
-    from apps.profiles.services import discard_upload
-
     for upload in result.get("profile_files", []):
         discard_upload(upload["path"])
 
@@ -205,8 +203,6 @@ def _discard_profile_files(result: dict) -> None:
 def _create_profile_imports(run: BenchmarkRun) -> list:
     """One profile import per file the benchmark kept, in the run's workspace and for its platform (called in the
     transaction that marks the run succeeded, so the imports exist exactly once)."""
-    from apps.profiles.services import create_import
-
     imports = [create_import(upload_path=f["path"], filename=f["filename"], size_bytes=f["size_bytes"],
                              fmt=f["format"], user=run.created_by, platform=run.platform, workspace=run.workspace)
                for f in (run.result or {}).get("profile_files", [])]
@@ -218,8 +214,6 @@ def _create_profile_imports(run: BenchmarkRun) -> list:
 
 def profile_imports(run: BenchmarkRun) -> list:
     """The profile imports (and their profiles) made from the run's files, in the order they were kept."""
-    from apps.profiles.models import ProfileImport
-
     ids = (run.result or {}).get("profile_imports", [])
     jobs = {str(j.pk): j for j in ProfileImport.objects.filter(pk__in=ids).select_related("profile")}
     return [jobs[i] for i in ids if i in jobs]
@@ -228,8 +222,6 @@ def profile_imports(run: BenchmarkRun) -> list:
 def _run_profile_imports(imports: list) -> None:
     """Parse and analyse the benchmark's profiles here, on the worker that made them.  (They have no task of their
     own, so the lost-task sweep leaves them alone: an import left queued by a crash stays queued.)"""
-    from apps.profiles.services import execute_import
-
     for job in imports:
         execute_import(job.pk)
 
@@ -378,8 +370,6 @@ def apply_to_tier(run: BenchmarkRun, tier: StorageTier) -> list[str]:
 
 def hosts_online(timeout: float = 1.0) -> list[dict]:
     """Workers answering right now, their queues, and what their hosts said about themselves."""
-    from apps.celery import app
-
     try:
         active = app.control.inspect(timeout=timeout).active_queues() or {}
     except Exception:  # noqa: BLE001 - a broker hiccup shows as "no workers", not an error page

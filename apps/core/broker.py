@@ -14,6 +14,8 @@ import logging
 import os
 from dataclasses import dataclass, field
 
+from apps.celery import app
+
 __all__ = ["HeldTasks", "tasks_in_broker", "tasks_on_workers"]
 
 log = logging.getLogger(__name__)
@@ -45,8 +47,6 @@ def _task_id(raw) -> str | None:
 def tasks_in_broker() -> set[str] | None:
     """Ids of every task the broker holds (queued, or unacknowledged by a worker); None when it cannot tell (the
     broker is unreachable or is neither Redis nor the file system)."""
-    from apps.celery import app
-
     url = app.conf.broker_url or ""
     try:
         if url.startswith(("redis://", "rediss://")):
@@ -59,8 +59,6 @@ def tasks_in_broker() -> set[str] | None:
 
 
 def _redis_tasks() -> set[str]:
-    from apps.celery import app
-
     ids: set[str] = set()
     with app.connection_for_read() as conn:
         client = conn.default_channel.client
@@ -87,8 +85,6 @@ def _filesystem_tasks(folder: str) -> set[str]:
 def tasks_on_workers(task_ids, timeout: float = 1.0) -> HeldTasks | None:
     """Which of ``task_ids`` the workers answering within ``timeout`` hold (scheduled, reserved or running: one
     snapshot per worker), and which workers answered; None when the broker is unreachable."""
-    from apps.celery import app
-
     held = HeldTasks()
     try:
         replies = app.control.inspect(timeout=timeout).query_task(*task_ids) or {}

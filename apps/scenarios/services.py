@@ -25,6 +25,7 @@ from django.utils import timezone
 from apps.accounts.workspaces import workspace_for
 from apps.core.jobs import PROGRESS_INTERVAL_S, JobCancelled, PartJobs, dispatch_together
 from apps.core.jobs import cancel as cancel_job
+from apps.platforms.services import reference_platforms
 from apps.scenarios import describe, summary
 from apps.scenarios.adapters import (
     apply_platform_overrides,
@@ -34,6 +35,7 @@ from apps.scenarios.adapters import (
     workload_dict,
 )
 from apps.scenarios.models import FINISHED, Replication, Scenario, ScenarioPlatform, SimulationRun, Status
+from apps.workloads.models import Workload
 from apps.workloads.schemas import TEMPLATES
 from simulator.model.simulate import replication_seed, simulate, summarise
 
@@ -375,9 +377,6 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
 
 def create_demo_scenario(user=None, workspace=None) -> Scenario:
     """The demo scenario, saved (the caller runs it)."""
-    from apps.platforms.services import reference_platforms
-    from apps.workloads.models import Workload
-
     try:
         workload = Workload.objects.get(slug=DEMO["workload"])
         platforms = {p.slug: p for p in reference_platforms().filter(slug__in=DEMO["platforms"])}
