@@ -108,28 +108,17 @@ class SearchChunk(TaskJob):
         constraints = [models.UniqueConstraint(fields=["search", "index"], name="unique_search_chunk_index")]
 
 
-class ScoreReport(models.Model):
+class ScoreReport(TaskJob):
     """A workload's scoring report (ranks, aggregates, robustness, TCO), computed once on a worker and kept.
 
     ``key`` is a digest of everything the report depends on (the workload and platforms as catalogue dicts, the
     criteria, method, seed, samples, replications and horizon): an edit of any of them asks for a new report,
     and the same request again finds this one.  ``params`` are what the worker needs to compute it."""
 
-    Status = Status
-
     key = models.CharField(max_length=64, unique=True)
     workload = models.ForeignKey("workloads.Workload", on_delete=models.CASCADE, related_name="score_reports")
     params = models.JSONField(default=dict)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
-    task_id = models.CharField(max_length=64, blank=True)
     report = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in FINISHED

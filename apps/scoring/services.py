@@ -10,19 +10,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import socket
-import uuid
 from dataclasses import asdict
 from datetime import timedelta
 
 import orjson
-from celery import current_app
 from django.db import transaction
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerUnreachable
 
 from apps.accounts.workspaces import workspace_for
-from apps.core.jobs import JobCancelled, PartJobs, Progress
+from apps.core.jobs import JobCancelled, PartJobs, Progress, TrackedJobs
 from apps.core.jobs import cancel as cancel_job
+from apps.core.jobs import dispatch as dispatch_job
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import platform_dict, workload_dict
@@ -43,10 +41,10 @@ from apps.scoring.logic.search import (
     validate_space,
 )
 from apps.scoring.logic.tco import Horizon, break_even, tco
-from apps.scoring.models import FINISHED, ConfigurationSearch, Criterion, ScoreReport, SearchChunk, Status
+from apps.scoring.models import ConfigurationSearch, Criterion, ScoreReport, SearchChunk, Status
 from simulator.model.catalogue import platform_from_dict, workload_from_dict
 
-__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "report_from_runs", "scenario_scoring", "rerank", "scoring_section", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
+__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "ScoreReportJobs", "SCORE_REPORT_JOBS", "report_from_runs", "scenario_scoring", "rerank", "scoring_section", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
            "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE"]
 
 DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
@@ -99,8 +97,23 @@ def score_report(workload, platform_slugs=None, *, criteria=None, method="weight
 
 log = logging.getLogger(__name__)
 
-#: a report not finished this long after it was asked for is sent to a worker again (its task was lost)
-REPORT_RESEND_AFTER = timedelta(minutes=10)
+#: a report that failed is computed again when asked for this long after it ended (queued or running ones are
+#: looked after by the job sweeps: apps.core.jobs)
+REPORT_RETRY_AFTER = timedelta(minutes=10)
+
+
+class ScoreReportJobs(TrackedJobs):
+    """Scoring reports as the job lifecycle sees them (registered in apps.scoring.apps)."""
+
+    label = "scoring report"
+    model = ScoreReport
+    task_name = "scoring.compute_report"
+
+    def describe(self, row) -> str:
+        return f"the scoring report of {row.workload_id}"
+
+
+SCORE_REPORT_JOBS = ScoreReportJobs()
 
 
 def requested_report(workload, platform_slugs=None, *, method="weighted_sum", samples=2000, seed=0,
@@ -118,43 +131,36 @@ def requested_report(workload, platform_slugs=None, *, method="weighted_sum", sa
                   "platforms": [platform_dict(p) for p in platforms]}
     key = hashlib.sha256(orjson.dumps(depends_on, option=orjson.OPT_SORT_KEYS)).hexdigest()
     row, created = ScoreReport.objects.get_or_create(key=key, defaults={"workload": workload, "params": params})
-    if created or (row.status != Status.SUCCEEDED and row.created_at < timezone.now() - REPORT_RESEND_AFTER):
-        _send_report(row)
+    retry = (row.is_finished and row.status != Status.SUCCEEDED
+             and row.finished_at < timezone.now() - REPORT_RETRY_AFTER)
+    if retry:
+        ScoreReport.objects.filter(pk=row.pk).update(status=Status.QUEUED, error="", progress=0.0, worker="",
+                                                     started_at=None, finished_at=None, created_at=timezone.now())
+        row.refresh_from_db()
+    if created or retry:
+        transaction.on_commit(lambda: dispatch_job(SCORE_REPORT_JOBS, row))
     return row
 
 
-def _send_report(row: ScoreReport) -> None:
-    task_id = str(uuid.uuid4())
-    ScoreReport.objects.filter(pk=row.pk).update(task_id=task_id, status=Status.QUEUED, error="",
-                                                 created_at=timezone.now())
-    row.task_id, row.status = task_id, Status.QUEUED
-
-    def send():
-        try:
-            current_app.send_task("scoring.compute_report", args=[row.pk], task_id=task_id)
-        except BrokerUnreachable:
-            log.warning("broker unreachable: score report %s is sent again in %s", row.pk, REPORT_RESEND_AFTER)
-
-    transaction.on_commit(send)
-
-
-def execute_report(report_id: int, task_id: str | None = None) -> str:
-    """Compute and keep the scoring report ``report_id`` (on a worker); returns its status.  Does nothing when it
-    is finished or when another task was sent for it since."""
-    row = ScoreReport.objects.select_related("workload").get(pk=report_id)
-    if row.status == Status.SUCCEEDED or superseded(row, task_id):
-        return row.status
-    ScoreReport.objects.filter(pk=row.pk).update(status=Status.RUNNING)
+def execute_report(report_id: int, worker: str = "", task_id: str | None = None) -> str:
+    """Compute and keep the scoring report ``report_id`` on worker node ``worker``; returns its status.  Does
+    nothing when it is finished or when another task was sent for it since."""
+    with transaction.atomic():
+        row = ScoreReport.objects.select_for_update().select_related("workload").get(pk=report_id)
+        if not SCORE_REPORT_JOBS.start(row, worker or socket.gethostname(), task_id):
+            return row.status
     p = row.params
     try:
         report = score_report(row.workload, p["platforms"], method=p["method"], samples=p["samples"], seed=p["seed"],
                               replications=p["replications"], horizon=p["horizon"])
     except (ValueError, KeyError, ZeroDivisionError) as exc:
-        ScoreReport.objects.filter(pk=row.pk).update(status=Status.FAILED, error=str(exc), finished_at=timezone.now())
-        return Status.FAILED
-    ScoreReport.objects.filter(pk=row.pk).update(status=Status.SUCCEEDED, report=orjson.loads(orjson.dumps(report)),
-                                                 error="", finished_at=timezone.now())
-    return Status.SUCCEEDED
+        ScoreReport.objects.filter(pk=row.pk, status=Status.RUNNING).update(
+            status=Status.FAILED, error=str(exc), finished_at=timezone.now())
+        return ScoreReport.objects.values_list("status", flat=True).get(pk=row.pk)
+    ScoreReport.objects.filter(pk=row.pk, status=Status.RUNNING).update(
+        status=Status.SUCCEEDED, report=orjson.loads(orjson.dumps(report)), progress=1.0, error="",
+        finished_at=timezone.now())
+    return ScoreReport.objects.values_list("status", flat=True).get(pk=row.pk)
 
 
 def _specs(criteria, method):

@@ -22,4 +22,4 @@ def run_search_chunk(self, search_id: str, index: int) -> str:
              autoretry_for=(OperationalError, InterfaceError), **DB_RETRY)
 def compute_report(self, report_id: int) -> str:
     """Compute the scoring report ``report_id`` on this worker; returns its status."""
-    return execute_report(report_id, task_id=self.request.id)
+    return execute_report(report_id, worker=self.request.hostname or "", task_id=self.request.id)
