@@ -61,10 +61,10 @@ def main() -> int:
     old = runner.setup_databases()  # a throwaway test database, never the real one
     worker = None
     try:
-        from apps.workloads.catalogue import load_catalogue
         from apps.platforms.models import Platform
         from apps.scenarios.models import FINISHED, Replication, SimulationRun
         from apps.scenarios.services import create_run, dispatch_run
+        from apps.workloads.catalogue import load_catalogue
         from apps.workloads.models import Workload
 
         load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)

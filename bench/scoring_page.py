@@ -39,9 +39,9 @@ def main() -> int:
     runner = get_runner(settings)(verbosity=0, interactive=False)
     old = runner.setup_databases()  # a throwaway test database, never the real one
     try:
-        from apps.workloads.catalogue import load_catalogue
         from apps.scoring.models import ScoreReport
         from apps.scoring.services import execute_report
+        from apps.workloads.catalogue import load_catalogue
 
         load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
         user = get_user_model().objects.create_user(username="bench", password="bench-password")

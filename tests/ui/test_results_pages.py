@@ -64,8 +64,8 @@ def pages(live_server, django_user_model):
     """The demo scenario and its what-if (Magnus's queue wait halved), run to completion in this process."""
     from django.conf import settings
 
-    from apps.core.catalogue import load_catalogue
     from apps.scenarios import services
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     user = django_user_model.objects.create_user(username="grace", password=PASSWORD)
