@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-__all__ = ["Workspace", "Membership", "Role", "ROLE_RANK"]
+__all__ = ["Workspace", "Membership", "Invitation", "Role", "ROLE_RANK"]
 
 
 class Role(models.TextChoices):
@@ -52,3 +52,20 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.workspace} ({self.role})"
+
+
+class Invitation(models.Model):
+    """An admin's offer of a role in a workspace to a user, who becomes a member only by accepting it."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=8, choices=Role.choices, default=Role.VIEWER)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["workspace", "user"], name="one_invitation_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} invited to {self.workspace} ({self.role})"

@@ -11,4 +11,6 @@ urlpatterns = [
     path("workspaces/new/", views.workspace_create, name="workspace_create"),
     path("workspaces/members/add/", views.member_add, name="member_add"),
     path("workspaces/members/remove/", views.member_remove, name="member_remove"),
+    path("workspaces/invitations/<int:invitation_id>/accept/", views.invitation_accept, name="invitation_accept"),
+    path("workspaces/invitations/<int:invitation_id>/decline/", views.invitation_decline, name="invitation_decline"),
 ]

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.db import IntegrityError, transaction
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from apps.accounts.models import Membership, Role, Workspace
+from apps.accounts.models import Invitation, Membership, Role, Workspace
 from apps.accounts.workspaces import (
     InvalidMember,
+    accept_invitation,
     active_workspace,
-    add_member,
     get_or_404,
+    invite_member,
     set_active_workspace,
     workspaces_of,
 )
@@ -26,8 +28,11 @@ def workspace_list(request):
     members = []
     if active.role_of(request.user) == Role.ADMIN:
         members = list(active.memberships.select_related("user"))
+    invitations = Invitation.objects.filter(user=request.user).select_related("workspace", "invited_by")
+    pending = active.invitations.select_related("user") if members else []
     return render(request, "accounts/workspaces.html", {
         "active": active, "memberships": memberships, "members": members, "roles": Role.choices,
+        "invitations": invitations, "pending": pending,
     })
 
 
@@ -62,14 +67,41 @@ def workspace_create(request):
 
 @require_POST
 def member_add(request):
+    """Invite a user (or change a member's role).  The answer is the same whether or not the name exists."""
     workspace = get_or_404(workspaces_of(request.user), request.user, need=Role.ADMIN, field="",
                            pk=request.POST.get("workspace"))
+    username = (request.POST.get("username") or "").strip()
     try:
-        membership = add_member(workspace, (request.POST.get("username") or "").strip(), request.POST.get("role", ""))
+        invite_member(workspace, username, request.POST.get("role", ""), invited_by=request.user)
     except InvalidMember as exc:
         messages.error(request, f"Member not added: {exc}")
     else:
-        messages.info(request, f"{membership.user} is now {membership.role} in {workspace}.")
+        messages.info(request, f"If a user called {username!r} exists, they are invited to {workspace} (a member "
+                               "already: their role is changed); they join once they accept.")
+    return redirect("workspaces")
+
+
+def _own_invitation(request, invitation_id) -> Invitation:
+    """One of the user's own invitations; anyone else's (or none) is a 404."""
+    invitation = Invitation.objects.select_related("workspace").filter(pk=invitation_id, user=request.user).first()
+    if invitation is None:
+        raise Http404("no such invitation")
+    return invitation
+
+
+@require_POST
+def invitation_accept(request, invitation_id):
+    invitation = _own_invitation(request, invitation_id)
+    membership = accept_invitation(invitation)
+    messages.info(request, f"You joined {membership.workspace} as {membership.role}.")
+    return redirect("workspaces")
+
+
+@require_POST
+def invitation_decline(request, invitation_id):
+    invitation = _own_invitation(request, invitation_id)
+    invitation.delete()
+    messages.info(request, f"Invitation to {invitation.workspace} declined.")
     return redirect("workspaces")
 
 

@@ -13,10 +13,11 @@ from django.db.models import Q
 from django.http import Http404
 from django.utils.text import slugify
 
-from apps.accounts.models import ROLE_RANK, Membership, Role, Workspace
+from apps.accounts.models import ROLE_RANK, Invitation, Membership, Role, Workspace
 
 __all__ = ["Role", "personal_workspace", "workspaces_of", "active_workspace", "set_active_workspace", "visible",
-           "get_or_404", "require_role", "require_catalogue_maintainer", "editable_workspace", "workspace_for", "role_allows", "add_member", "InvalidMember", "SESSION_KEY"]
+           "get_or_404", "require_role", "require_catalogue_maintainer", "editable_workspace", "workspace_for", "role_allows", "add_member", "invite_member", "accept_invitation", "InvalidMember",
+           "SESSION_KEY"]
 
 SESSION_KEY = "skyplan_workspace"
 
@@ -154,4 +155,37 @@ def add_member(workspace: Workspace, username: str, role: str) -> Membership:
     if workspace.personal_of_id == user.pk and role != Role.ADMIN:
         raise InvalidMember("role: the owner of a personal workspace stays its admin")
     membership, _ = Membership.objects.update_or_create(workspace=workspace, user=user, defaults={"role": role})
+    return membership
+
+
+def invite_member(workspace: Workspace, username: str, role: str, *, invited_by=None) -> None:
+    """Invite the user called ``username`` to ``workspace`` with ``role`` (or change the role of a member).
+
+    Says nothing of whether the user exists: an unknown name is a silent no-op, so the same answer is given
+    either way and the reply cannot be used to find out who has an account.  A member's role changes at once (they
+    already accepted being here); anyone else becomes a member only by accepting (:func:`accept_invitation`)."""
+    from django.contrib.auth import get_user_model
+
+    if role not in ROLE_RANK:
+        raise InvalidMember(f"role: one of {', '.join(ROLE_RANK)}")
+    if not username or len(username) > 150:
+        raise InvalidMember("username: a user name of 1 to 150 characters")
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        return
+    if workspace.memberships.filter(user=user).exists():
+        if workspace.personal_of_id == user.pk and role != Role.ADMIN:
+            raise InvalidMember("role: the owner of a personal workspace stays its admin")
+        add_member(workspace, username, role)
+        return
+    Invitation.objects.update_or_create(workspace=workspace, user=user,
+                                        defaults={"role": role, "invited_by": invited_by})
+
+
+def accept_invitation(invitation: Invitation) -> Membership:
+    """The invitee accepts: they become a member with the invited role; the invitation is used up."""
+    with transaction.atomic():
+        membership, _ = Membership.objects.update_or_create(workspace=invitation.workspace, user=invitation.user,
+                                                            defaults={"role": invitation.role})
+        invitation.delete()
     return membership

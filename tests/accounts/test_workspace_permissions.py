@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 from url_walk import named_patterns
 
 from apps.accounts.models import Membership, Role
@@ -110,6 +111,7 @@ OWNED = {
 #: read-only catalogue, the builder (creates in the active workspace) and the user's own workspace pages
 NOT_OWNED = {
     "home", "health", "login", "logout", "workspaces", "workspace_switch", "workspace_create", "member_add",
+    "invitation_accept", "invitation_decline",  # the user's own invitations (another user's: 404, tested below)
     "member_remove", "platforms:list", "workloads:list", "workloads:detail",
     "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
     "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:score",
@@ -248,24 +250,52 @@ def test_an_outsider_cannot_switch_to_or_manage_another_workspace(client, world)
                                                              "role": "viewer"}).status_code == 403
 
 
-def test_an_admin_adds_and_removes_members_with_clear_errors(client, world):
+def test_an_admin_invites_and_removes_members_with_clear_errors(client, world):
     ws = world["workspace"]
+    bob = world["users"]["outsider"]
     client.force_login(world["users"]["admin"])
-    page = client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": "nobody",
-                                                             "role": "viewer"}, follow=True).content.decode()
-    assert "Member not added: username: no user is called &#x27;nobody&#x27;" in page
     page = client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": "bob",
                                                              "role": "owner"}, follow=True).content.decode()
     assert "Member not added: role: one of viewer, editor, admin" in page
     client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": "bob", "role": "viewer"})
-    assert ws.role_of(world["users"]["outsider"]) == Role.VIEWER
-    membership = ws.memberships.get(user=world["users"]["outsider"])
+    assert ws.role_of(bob) is None, "invited, not a member until bob accepts"
+    client.force_login(bob)
+    invitation = bob.invitations.get()
+    page = client.get("/accounts/workspaces/").content.decode()
+    assert 'id="invitation-table"' in page and escape(ws.name) in page
+    assert client.post(f"/accounts/workspaces/invitations/{invitation.pk}/accept/").status_code == 302
+    assert ws.role_of(bob) == Role.VIEWER and not bob.invitations.exists()
+    client.force_login(world["users"]["admin"])
+    membership = ws.memberships.get(user=bob)
     client.post("/accounts/workspaces/members/remove/", {"workspace": ws.pk, "membership": membership.pk})
-    assert ws.role_of(world["users"]["outsider"]) is None
+    assert ws.role_of(bob) is None
     owner = ws.memberships.get(user=world["users"]["admin"])
     page = client.post("/accounts/workspaces/members/remove/", {"workspace": ws.pk, "membership": owner.pk},
                        follow=True).content.decode()
     assert "the owner of a personal workspace stays in it" in page
+
+
+def test_membership_needs_the_invitees_consent_and_the_reply_does_not_reveal_who_exists(client, world):
+    """The attack: any admin added any user name to their workspace, and the reply said whether the name existed."""
+    ws = world["workspace"]
+    bob = world["users"]["outsider"]
+    client.force_login(world["users"]["admin"])
+    replies = {}
+    for name in ("bob", "nobody-by-this-name"):
+        page = client.post("/accounts/workspaces/members/add/", {"workspace": ws.pk, "username": name,
+                                                                 "role": "editor"}, follow=True).content.decode()
+        replies[name] = [line.replace(name, "NAME") for line in page.splitlines() if 'class="message"' in line]
+    assert replies["bob"] == replies["nobody-by-this-name"], "the same answer whether or not the user exists"
+    assert ws.role_of(bob) is None
+    invitation = bob.invitations.get()
+    # nobody but the invitee answers it: another user gets a 404, and nothing changes
+    client.force_login(world["users"]["viewer"])
+    for action in ("accept", "decline"):
+        assert client.post(f"/accounts/workspaces/invitations/{invitation.pk}/{action}/").status_code == 404
+    assert ws.role_of(world["users"]["viewer"]) == Role.VIEWER and bob.invitations.exists()
+    client.force_login(bob)
+    assert client.post(f"/accounts/workspaces/invitations/{invitation.pk}/decline/").status_code == 302
+    assert ws.role_of(bob) is None and not bob.invitations.exists()
 
 
 def test_a_new_workspace_becomes_active_and_new_scenarios_go_there(client, world):
