@@ -33,7 +33,7 @@ from apps.core.models import JOB_FINISHED, JobStatus, WorkerHeartbeat
 
 __all__ = ["TrackedJobs", "PartJobs", "register", "registered", "dispatch", "dispatch_together", "superseded", "DB_RETRY",
            "JobCancelled", "Progress",
-           "cancel", "node_alive", "terminate_unanswered", "PROGRESS_INTERVAL_S", "LOST_AFTER_S"]
+           "cancel", "node_alive", "terminate_unanswered", "unanswered_tasks", "PROGRESS_INTERVAL_S", "LOST_AFTER_S"]
 
 log = logging.getLogger(__name__)
 
@@ -326,20 +326,27 @@ def terminate_unanswered(node: str, *, grace_s: float | None = None) -> list[str
         return []
     if not running:
         return []
+    soft, hard = unanswered_tasks(running, grace)
+    for task_ids, signal in ((soft, "SIGTERM"), (hard, "SIGKILL")):
+        if task_ids:
+            log.warning("terminating (%s) tasks whose job ended but which go on: %s", signal, task_ids)
+            app.control.revoke(task_ids, terminate=True, signal=signal, destination=[node])
+    return soft + hard
+
+
+def unanswered_tasks(task_ids, grace_s: float) -> tuple[list[str], list[str]]:
+    """Of the running tasks ``task_ids``, those to terminate: every row naming the task ended, one of them cancelled
+    or failed more than ``grace_s`` ago (first list), or more than twice that (second list: they ignored SIGTERM)."""
     now = timezone.now()
     hard, soft = [], []
     stopped = Q(status__in=(JobStatus.CANCELLED, JobStatus.FAILED))
     for jobs in registered():
         # a task whose every row ended, one of them cancelled or failed (one that succeeded may still be finishing
         # its job, e.g. a run's summary): group by task, as a batch names one task for several rows
-        tasks = (jobs.model.objects.filter(task_id__in=running).values("task_id")
+        tasks = (jobs.model.objects.filter(task_id__in=task_ids).order_by().values("task_id")
                  .annotate(going=Count("pk", filter=~Q(status__in=JOB_FINISHED)), stopped=Count("pk", filter=stopped),
                            ended=Max("finished_at", filter=stopped))
-                 .filter(going=0, stopped__gt=0, ended__lt=now - timedelta(seconds=grace)))
+                 .filter(going=0, stopped__gt=0, ended__lt=now - timedelta(seconds=grace_s)))
         for task in tasks:
-            (hard if task["ended"] < now - timedelta(seconds=2 * grace) else soft).append(task["task_id"])
-    for task_ids, signal in ((soft, "SIGTERM"), (hard, "SIGKILL")):
-        if task_ids:
-            log.warning("terminating (%s) tasks whose job ended but which go on: %s", signal, task_ids)
-            app.control.revoke(task_ids, terminate=True, signal=signal, destination=[node])
-    return soft + hard
+            (hard if task["ended"] < now - timedelta(seconds=2 * grace_s) else soft).append(task["task_id"])
+    return soft, hard
