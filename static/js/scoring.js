@@ -9,7 +9,6 @@
       Plotly.newPlot(target, fig.data, fig.layout, {responsive: true, displaylogo: false});
     }
   });
-  if (!window.skyplanJobPoll) { return; }  // pages with charts only (score, TCO) do not load the poller
   window.skyplanJobPoll(document.getElementById("run-status"), {
     bar: "run-progress", text: "progress-text", status: "status-text",
     percentText: function (s) { return Math.round(100 * s.progress) + "% (" + s.done + " of " + s.total + ")"; }});
