@@ -15,9 +15,10 @@ from django.utils import timezone
 from apps.core.fields import QuantityField
 from apps.core.provenance import describe_source, short_source
 from apps.platforms.models import NodeType, Platform, StorageTier
+from apps.scenarios import charts, summary
 from apps.scenarios.adapters import stage_frame
 from apps.scenarios.models import Scenario, Status
-from apps.scenarios.services import scenario_results
+from apps.scenarios.services import is_papers_scenario, scenario_results
 from apps.scoring.services import scoring_section
 from apps.workloads.models import WorkloadStage
 from apps.workloads.schemas import TEMPLATES
@@ -55,12 +56,17 @@ def build_document(scenario: Scenario) -> dict[str, Any]:
     medians = _median_results(entries)
     names = {p["slug"]: p["name"] for p in report["platforms"]}
     ranking = _ranking(report, results)
+    answer = summary.recommendation(results, scoring, papers=is_papers_scenario(scenario, entries))
+    outcomes = summary.platform_outcomes(results, scoring)
+    stories = {o["slug"]: o["cost"] for o in outcomes.values()}
+    for row in ranking:
+        row["cost"] = stories.get(row["platform"])
     return {
         "schema": "skyplan-report",
         "schema_version": SCHEMA_VERSION,
         "generated_at": timezone.now().isoformat(timespec="seconds"),
         "scenario": _scenario_part(scenario, entries),
-        "recommendation": _recommendation(report, ranking),
+        "recommendation": _recommendation(report, ranking, answer),
         "ranking": ranking,
         "excluded": [{"platform": s["platform"], "name": s["name"], "status": s["status"], "reason": s["error"]}
                      for s in results["summary"] if s["platform"] not in names],
@@ -79,7 +85,7 @@ def build_document(scenario: Scenario) -> dict[str, Any]:
         "timeline": _timeline(medians),
         "validation": results.get("validation"),
         "inputs": _inputs(entries),
-        "figures": _figures(results, scoring),
+        "figures": _figures(results, scoring, outcomes),
     }
 
 
@@ -124,8 +130,10 @@ def _ranking(report: dict, results: dict) -> list[dict[str, Any]]:
     return rows
 
 
-def _recommendation(report: dict, ranking: list[dict]) -> dict[str, Any]:
-    """The first platform, why, and how firm that is (computed from the ranking and its robustness)."""
+def _recommendation(report: dict, ranking: list[dict], answer: dict) -> dict[str, Any]:
+    """The first platform, why, and how firm that is (computed from the ranking and its robustness); with the
+    results page's own sentence on the smallest weight change that alters the winner (in the weights a user sets)
+    and its caveats."""
     first = ranking[0]
     rob = report["robustness"]
     tied = [r for r in ranking[1:] if abs(r["score"] - first["score"]) < 1e-12]
@@ -139,18 +147,15 @@ def _recommendation(report: dict, ranking: list[dict]) -> dict[str, Any]:
         parts.append(f"Under random weights it comes first in {100 * first['p_first']:.0f}% of "
                      f"{rob.get('samples', 0)} draws ({100 * (first['p_first_near'] or 0):.0f}% with weights near "
                      "these).")
-    margin = rob.get("margin")
-    if margin:
-        parts.append(f"The smallest single change that flips the winner: the weight of {margin['criterion']} from "
-                     f"{margin['from_weight']:.3f} to {margin['to_weight']:.3f} (then {margin['new_winner']}).")
-    elif runner:
-        parts.append("No change of a single weight flips the winner.")
+    if runner:
+        parts.append(answer["margin_text"])
     unanimous = all(order and order[0] == first["platform"] for order in report["orders"].values())
     parts.append("Every aggregation method agrees on the winner." if unanimous else
                  "The aggregation methods disagree on the winner: see the aggregates table.")
     return {"platform": first["platform"], "name": first["name"], "method": RANKING_METHOD,
             "score": first["score"], "runner_up": runner["platform"] if runner else None,
-            "tied_with": [r["platform"] for r in tied], "methods_agree": unanimous, "text": " ".join(parts)}
+            "tied_with": [r["platform"] for r in tied], "methods_agree": unanimous, "text": " ".join(parts),
+            "margin_text": answer["margin_text"], "caveats": answer["caveats"]}
 
 
 def _robustness(rob: dict) -> dict[str, Any]:
@@ -198,9 +203,11 @@ def _timeline(medians: dict[str, dict]) -> list[dict[str, Any]]:
              "task_hours": float(r.task_hours)} for r in frame.itertuples()]
 
 
-def _figures(results: dict, scoring: dict) -> dict[str, Any]:
+def _figures(results: dict, scoring: dict, outcomes: dict) -> dict[str, Any]:
     """The plotly figures the results page draws, as figure dicts (the same JSON)."""
     figures = {name: json.loads(fig) for name, fig in (results.get("figures") or {}).items() if fig}
+    if outcomes:  # the cost a year by category, as the page shows it (one cost story)
+        figures["costs"] = json.loads(charts.cost_per_year_figure(summary.cost_frame(outcomes)).to_json())
     if scoring.get("radar"):
         figures["radar"] = json.loads(scoring["radar"])
     if scoring.get("curves"):

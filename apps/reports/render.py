@@ -22,6 +22,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 
 from apps.reports.tables import Table, report_tables, safe_cell
+from apps.scenarios.summary import METHOD_LABELS, validation_label
 
 __all__ = ["RenderError", "render", "render_json", "render_csv", "render_xlsx", "render_html", "render_pdf",
            "chromium_path"]
@@ -133,6 +134,7 @@ def render_html(doc: dict, *, for_print: bool = False) -> bytes:
 def _html_rows(doc: dict) -> dict[str, Any]:
     """The document reshaped for the HTML tables (criteria x platforms in ranking order)."""
     order = [r["platform"] for r in doc["ranking"]]
+    names = {r["platform"]: r["name"] for r in doc["ranking"]}
     explanations = {(r["criterion"], r["platform"]): r["explanation"] for r in doc["ranks"]}
     counts: dict[str, int] = {}
     for i in doc["inputs"]:
@@ -143,18 +145,39 @@ def _html_rows(doc: dict) -> dict[str, Any]:
         "rank_matrix": [{"label": c["label"], "weight": c["weight"],
                          "cells": [explanations.get((c["key"], slug), "—") for slug in order]}
                         for c in doc["criteria"]],
-        "aggregate_rows": [{"method": m.replace("_", " "), "values": [v.get(slug) for slug in order],
-                            "order": " > ".join(doc["orders"][m])} for m, v in doc["aggregates"].items()],
+        "aggregate_rows": [{"method": METHOD_LABELS.get(m, m.replace("_", " ")), "values": [v.get(slug) for slug in order],
+                            "order": " > ".join(names.get(s, s) for s in doc["orders"][m])}
+                           for m, v in doc["aggregates"].items()],
+        "cost_rows": [{"name": r["name"], "owned": r["kind"] == "owned_cluster", **r["cost"]}
+                      for r in doc["ranking"] if r.get("cost")],
+        "validation_rows": [{**v, "label": validation_label(v["quantity"]), "platform_name": names.get(v["platform"],
+                                                                                                   v["platform"])}
+                            for v in (doc.get("validation") or {}).get("rows", [])],
+        "first": doc["ranking"][0] if doc["ranking"] else None,
+        "input_rows": [{**i, "owner_name": names.get(i["owner"], doc["scenario"]["workload"]["name"]
+                                                    if i["owner"] == doc["scenario"]["workload"]["slug"] else i["owner"]),
+                        "label": _input_label(i["path"])} for i in doc["inputs"]],
         "tco_years": list(range(1, years + 1)),
         "provenance_counts": f"{len(doc['inputs'])} inputs: " + ", ".join(
             f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1])),
     }
 
 
+def _input_label(path: str) -> str:
+    """An input's path as words: "facts.queue_wait_median" -> "queue wait median", "stages.split.cpu_seconds" ->
+    "split: cpu seconds"."""
+    parts = path.split(".")
+    if parts[0] in ("facts", "parameters"):
+        parts = parts[1:]
+    elif parts[0] in ("stages", "node_types", "storage_tiers") and len(parts) > 2:
+        parts = [f"{'.'.join(parts[1:-1])}:", parts[-1]]
+    return " ".join(parts).replace("_", " ")
+
+
 #: figure name -> heading, in the order the report shows them
 FIGURE_TITLES: dict[str, str] = {
     "radar": "Radar of the ranks per criterion",
-    "costs": "Cost by category (median replication)",
+    "costs": "Cost a year by category (fixed costs and the runs' bills)",
     "tco": "Cumulative total cost of ownership",
     "gantt": "Timeline per platform (median replication)",
     "utilisation": "Bandwidth in use over time",
@@ -179,6 +202,9 @@ def _ranking_row(r: dict) -> dict[str, Any]:
         "makespan_range": f"{_hours(r['makespan_p10_s'])} – {_hours(r['makespan_p90_s'])}",
         "queue": _hours(r["queue_wait_s"]), "cost": _aud(r["cost_p50_aud"]),
         "cost_range": f"{_aud(r['cost_p10_aud'])} – {_aud(r['cost_p90_aud'])}", "tco": _aud(r["tco_total_aud"]),
+        "per_run": _aud((r.get("cost") or {}).get("all_in_per_run_aud" if r["kind"] == "owned_cluster"
+                                                 else "per_run_aud")),
+        "owned": r["kind"] == "owned_cluster", "per_year": _aud((r.get("cost") or {}).get("per_year_aud")),
         "p_first": "—" if r["p_first"] is None else f"{100 * r['p_first']:.0f}%",
     }
 

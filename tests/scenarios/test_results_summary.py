@@ -144,3 +144,21 @@ def test_compare_shows_inputs_in_words_the_outcome_deltas_and_whether_the_winner
     assert "Cost per year" in outcomes and "Chance of first" in outcomes
     assert re.search(r'<tr class="changed"><th scope="rowgroup"[^>]*>Magnus \(Pawsey Cray XC40\)</th>\s*'
                      r'<th scope="row">Time to result \(P50\)', outcomes)
+
+
+def test_the_report_leads_with_the_same_recommendation_and_cost_story_as_the_page(papers_three):
+    from apps.reports.document import build_document
+    from apps.reports.render import render_html
+
+    scenario = papers_three
+    results = scenario_results(scenario)
+    page = recommendation(results, scoring_section(scenario, results), papers=True)
+    doc = build_document(scenario)
+    assert doc["recommendation"]["margin_text"] == page["margin_text"]
+    assert doc["recommendation"]["caveats"] == page["caveats"] and page["caveats"]
+    assert page["margin_text"] in doc["recommendation"]["text"]
+    html = render_html(doc).decode()
+    first = html[html.index('id="recommendation"'):html.index('id="ranks"')]
+    assert 'id="cost-story"' in first and "Before you decide" in first and "Cost of ownership" in first
+    assert "AUD 133,000" in first and "AUD 399,000" in first  # Pleiades: a year, and 3 years
+    assert not re.search(r"\baws-sydney\b|weighted_sum|\{'", html[:html.index('id="inputs"')])
