@@ -15,11 +15,11 @@ from apps.scenarios.services import (
     execute_replication,
     run_scenario,
     scenario_results,
-    scoring_section,
     what_if,
 )
 from apps.scenarios.summary import recommendation
 from apps.scoring.logic.robustness import slider_margin, tiers, weight_verdict
+from apps.scoring.services import scoring_section
 from apps.workloads.models import Workload
 
 pytestmark = pytest.mark.django_db

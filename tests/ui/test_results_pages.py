@@ -124,8 +124,9 @@ def test_results_and_compare_hold_at_1400_and_400_px_with_readable_text_and_titl
 
 def test_moving_a_slider_that_changes_the_winner_updates_every_number_that_depends_on_the_weights(
         browser, live_server, pages):
-    from apps.scenarios.services import scenario_results, scoring_section
+    from apps.scenarios.services import scenario_results
     from apps.scenarios.summary import recommendation
+    from apps.scoring.services import scoring_section
 
     scenario = pages["scenario"]
     results = scenario_results(scenario)
