@@ -67,6 +67,16 @@ class LocalFiles(FileSystemStorage):
         return path
 
 
+def _local_file(content) -> str | None:
+    """The path of ``content`` when it is a whole file on this host's disk (else None)."""
+    if hasattr(content, "temporary_file_path"):
+        return content.temporary_file_path()
+    name = getattr(getattr(content, "file", None), "name", None)
+    if isinstance(name, str) and os.path.isfile(name) and os.path.getsize(name) == getattr(content, "size", -1):
+        return name
+    return None
+
+
 def _chunks(fh) -> Iterator[bytes]:
     with fh:
         while chunk := fh.read(CHUNK_BYTES):
@@ -88,6 +98,19 @@ def _s3_backend():
         def _object(self, name: str):
             return self.bucket.Object(self._normalize_name(clean_name(name)))
 
+        def _save(self, name, content):
+            # A file on this host's disk (an upload Django streamed to a temporary file, a benchmark's file) is sent
+            # from its path: s3transfer then reads each part from the file as it sends it.  Given a file object it
+            # reads parts ahead into memory, and the web server's memory grew with the file (375 MiB for 512 MiB).
+            path = _local_file(content)
+            if path is None:
+                return super()._save(name, content)
+            cleaned = clean_name(name)
+            key = self._normalize_name(cleaned)
+            params = self._get_write_parameters(key, content)
+            self.bucket.Object(key).upload_file(path, ExtraArgs=params, Config=self.transfer_config)
+            return cleaned
+
         def stream(self, name: str) -> Iterator[bytes]:
             try:
                 body = self._object(name).get()["Body"]
@@ -106,6 +129,10 @@ def _s3_backend():
 
         def copy_to(self, name: str, fh) -> None:
             try:
+                if os.path.isfile(getattr(fh, "name", "") or ""):  # to a file by path: parts go straight to disk
+                    fh.close()
+                    self._object(name).download_file(fh.name, Config=self.transfer_config)
+                    return
                 self._object(name).download_fileobj(fh, Config=self.transfer_config)
             except ClientError as exc:
                 if missing(exc):
