@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run prod test lint bench load clean
+.PHONY: install run prod test lint bench load schemathesis clean
 
 $(STAMP): pyproject.toml .ci/system-packages
 	bash .ci/system-packages
@@ -47,6 +47,11 @@ bench: install
 ## Load test: 50 users for 60 s against gunicorn on loopback, on its own database skyplan_load (PostgreSQL).
 load: install
 	$(BIN)/python bench/load.py
+
+## Schemathesis over every API operation, 10 examples per operation and mode (about 3,500 requests), against PostgreSQL; prints the counts.
+schemathesis: export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/skyplan
+schemathesis: install
+	SKYPLAN_SCHEMATHESIS_CASES=10 $(BIN)/python -m pytest tests/api/test_schemathesis.py -q -s -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) var

@@ -47,6 +47,15 @@ class ApiSchema(AutoSchema):
     def get_operation_id(self) -> str:
         return super().get_operation_id().removeprefix("v1_")
 
+    def _get_response_bodies(self, direction="response"):
+        """A paginated list also answers 400 for an invalid ``limit`` or ``offset`` (named as the key)."""
+        bodies = super()._get_response_bodies(direction)
+        if (self.method == "GET" and "400" not in bodies and self._get_paginator() is not None
+                and self._is_list_view()):
+            bad = OpenApiResponse(_errors, description="an invalid `limit` or `offset` (the key names it)")
+            bodies["400"] = self._get_response_for_code(bad, "400", direction=direction)
+        return bodies
+
     def get_description(self) -> str:
         action_or_method = getattr(self.view, getattr(self.view, "action", self.method.lower()), None)
         doc = getattr(action_or_method, "__doc__", None) or type(self.view).__dict__.get("__doc__") or ""
@@ -121,9 +130,15 @@ def service_error(exc: Exception, fields: dict[str, str] | None = None, default:
 
 
 _detail = inline_serializer("Detail", {"detail": serializers.CharField()})
-_errors = inline_serializer("ValidationErrors", {
-    "field_name": serializers.ListField(child=serializers.CharField(), help_text="one entry per field in error"),
-})
+#: a 400's body: each key names a field in error (nested fields nest), the header (``X-Skyplan-Workspace``) or a
+#: query parameter (``limit``, ``offset``), its value the reasons; a body that cannot be parsed: ``{"detail": …}``
+_errors = {
+    "type": "object",
+    "minProperties": 1,
+    "additionalProperties": {"oneOf": [{"type": "array", "items": {}}, {"type": "string"}, {"type": "object"}]},
+    "description": "each key names a field, header or query parameter in error; its value the reasons "
+                   '(`["why", …]`, nested for nested fields); a body that is not valid JSON: `{"detail": "why"}`',
+}
 
 #: the error responses every authenticated operation can give
 ERRORS = {

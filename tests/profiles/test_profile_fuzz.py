@@ -17,12 +17,17 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from worker_processes import wait_for
 
 from apps.profiles.analysis import analyse
 from apps.profiles.parsers import FORMATS, ParseError, detect_format, parse
 
 SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "profiles"
 NAME = "fuzzed.profile"
+#: files the fuzzed import accepted in this process, for the real-worker sample at the end of the module
+ACCEPTED: list[bytes] = []
+#: how many of them the real worker imports (the suite's time: about a second each)
+WORKER_SAMPLE = 3
 
 
 def _lines(name: str, lines: int, skip: int = 0) -> bytes:
@@ -188,6 +193,7 @@ def test_a_failed_import_saves_nothing(data):
     else:
         assert Profile.objects.count() == before + 1
         assert all(v is None or math.isfinite(v) for v in (job.profile.duration_s,))
+        ACCEPTED.append(data)
 
 
 def test_a_file_of_only_a_header_is_named(tmp_path):
@@ -195,3 +201,34 @@ def test_a_file_of_only_a_header_is_named(tmp_path):
     path.write_bytes(b"# skyplan-profile v1\ntimestamp,cpu_user_pct,cpu_system_pct,rss_bytes,read_bytes,write_bytes\n")
     with pytest.raises(ParseError, match="at least one sample row"):
         parse(path, filename=NAME)
+
+
+# --- a sample of what the fuzz accepted, dispatched for real: uploaded, imported by a real worker process -------
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.worker
+def test_a_sample_of_what_the_fuzz_accepted_imports_on_a_real_worker(celery_worker_process, settings, client, user,
+                                                                      tmp_path):
+    """The fuzz above imports in this process; here a sample of the files it accepted goes through the upload page
+    and the real dispatch to a worker process, which must reach the same result (the module run alone, the
+    unmutated seeds stand in, which are accepted)."""
+    from apps import settings as project_settings
+    from apps.profiles import services
+    from apps.profiles.models import ProfileImport
+
+    settings.MEDIA_ROOT = project_settings.MEDIA_ROOT  # the worker reads uploads from the project's MEDIA_ROOT
+    sample = ACCEPTED[:WORKER_SAMPLE] or [SEEDS["seq_read.skyplan.csv"], SEEDS["seq_read.strace[reads]"]]
+    client.force_login(user)
+    for i, data in enumerate(sample):
+        path = tmp_path / f"{i}-{NAME}"
+        path.write_bytes(data)
+        here = services.import_file(path, user=user)
+        assert here.status == "succeeded", here.error
+        with open(path, "rb") as f:
+            body = client.post("/profiles/", {"files": [f], "format": "auto"}, HTTP_ACCEPT="application/json").json()
+        job_id = body["imports"][0]["id"]
+        job = wait_for(lambda job_id=job_id: ProfileImport.objects.filter(pk=job_id, status__in=["succeeded", "failed"])
+                       .first(),
+                       120, f"the worker's import of sample {i}")
+        assert job.status == "succeeded", job.error
+        assert job.worker and job.profile.summary == here.profile.summary
