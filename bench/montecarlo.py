@@ -2,8 +2,8 @@
 
 Creates a run of N replications (default 1,000) of the CHILES epoch on a platform (default magnus) in a throwaway
 test database, sends it to one Celery worker with two processes (``--concurrency 2``) and times it from the
-request (``create_run`` + ``dispatch_run``) until the run's summary is stored.  In the same process it times the
-engine alone on the same model (the scenario's task graph, built once, run ``--engine-runs`` times) and prints
+request (``create_run`` + ``dispatch_run``) until the run's summary is stored.  In the same process (first) it
+times the engine alone on the same model (the scenario's task graph, built once, run ``--engine-runs`` times) and prints
 both rates in tasks per second and their ratio.  Targets (issue 19): wall < 10 s and ratio ≥ 0.40.
 
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... .venv/bin/python bench/montecarlo.py
@@ -28,11 +28,10 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-not-a-secret")
 def engine_rate(inputs: dict, seed: int, runs: int) -> tuple[float, int]:
     """Tasks per second of the engine alone on the run's model (graph built once, utilisation not recorded)."""
     from apps.scenarios.adapters import scenario_from_inputs
-    from simulator.model.simulate import _prepare as prepare
     from simulator.model.simulate import build
     from simulator.runner import run
 
-    graph = build(prepare(scenario_from_inputs(inputs, seed))).graph
+    graph = build(scenario_from_inputs(inputs, seed)).graph
     run(graph, record_utilisation=False)  # warm
     started = time.perf_counter()
     for _ in range(runs):
@@ -63,13 +62,14 @@ def main() -> int:
     try:
         from apps.platforms.models import Platform
         from apps.scenarios.models import FINISHED, Replication, SimulationRun
-        from apps.scenarios.services import create_run, dispatch_run
+        from apps.scenarios.services import create_run, dispatch_run, run_inputs
         from apps.workloads.catalogue import load_catalogue
         from apps.workloads.models import Workload
 
         load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
         platform = Platform.objects.get(slug=args.platform)
         workload = Workload.objects.get(slug=args.workload)
+        rate, tasks = engine_rate(run_inputs(platform=platform, workload=workload), 0, args.engine_runs)
 
         db = connection.settings_dict
         env = dict(os.environ, DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
@@ -101,7 +101,6 @@ def main() -> int:
             return 1
         stored = Replication.objects.filter(run=run, status=SimulationRun.Status.SUCCEEDED).count()
 
-        rate, tasks = engine_rate(run.inputs, run.seed, args.engine_runs)
         path_rate = args.replications * tasks / wall
         out = {
             "replications": args.replications, "stored": stored, "tasks_per_replication": tasks,
