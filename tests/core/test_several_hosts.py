@@ -7,8 +7,8 @@ a benchmark whose profile file is downloadable, and the worker SIGKILLed (the jo
 restart the next job finishes).  At the end the store holds exactly the files the database names, and nothing of
 the worker host is left.  The same runs on one host with the local file system (the embedded default).
 
-Slow by nature (it starts PostgreSQL, Redis, moto, gunicorn and Celery and migrates a database): about 4 min per
-variant measured on this 2-core machine at a load average of 10 (set-up 80 s, the user's steps 135-150 s).
+Slow by nature (it starts PostgreSQL, Redis, moto, gunicorn and Celery and migrates a database): 4 to 7 min per
+variant measured on this 2-core machine at load averages of 10 to 16 (set-up 80-230 s, the user's steps 135-240 s).
 """
 
 from __future__ import annotations
