@@ -164,6 +164,7 @@ class NodeType(CatalogueModel):
         "boot_time",
         "core_speed",
         "used_for",
+        "default_stage",
     )
 
     platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="node_types")
@@ -182,6 +183,9 @@ class NodeType(CatalogueModel):
     core_speed = QuantityField("per-core speed (profiles' reference core = 1)", dimension="scalar",
                                strictly_positive=True)
     used_for = models.CharField(max_length=200, blank=True)
+    default_stage = models.CharField(
+        "stage it runs by default", max_length=50, blank=True,
+        help_text="the workload stage (e.g. invert) placed on this type unless a scenario says otherwise")
 
     class Meta:
         ordering = ["platform", "name"]

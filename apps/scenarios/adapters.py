@@ -221,7 +221,7 @@ def default_stage_placements(platform: dict[str, Any], workload: dict[str, Any])
     start from the plain :class:`StagePlacement` defaults."""
     spec = platform_from_dict(platform)
     if workload.get("template") == "chiles" and (spec.node_types or spec.storage):
-        return {p.stage: asdict(p) for p in default_placements(spec)}
+        return {p.stage: asdict(p) for p in default_placements(spec, workload_from_dict(workload))}
     return {s["name"]: asdict(StagePlacement(stage=s["name"])) for s in workload.get("stages", [])}
 
 

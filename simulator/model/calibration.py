@@ -52,7 +52,7 @@ def work_unit_scenario(platform: PlatformSpec, workload: WorkloadSpec, stage: st
     store (§6.2).  Cluster/HPC: one node of the compute partition on the first shared
     tier, no queue wait."""
     if platform.is_cloud:
-        base = {p.stage: p for p in default_placements(platform)}[stage]
+        base = {p.stage: p for p in default_placements(platform, workload)}[stage]
         if stage == "split":
             gp = platform.storage_tier(kind="block_gp").name
             pl = replace(base, nodes=1, storage_in=gp, storage_out=gp, subbands_per_task=None)

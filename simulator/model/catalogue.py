@@ -98,6 +98,7 @@ def _node_type(d: dict[str, Any]) -> NodeTypeSpec:
         boot_seconds=_float(fact_value(f, "boot_time")),
         core_speed=_core_speed(d),
         used_for=str(fact_value(f, "used_for", "")),
+        default_stage=str(fact_value(f, "default_stage", "") or ""),
     )
 
 

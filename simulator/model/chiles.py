@@ -42,6 +42,7 @@ __all__ = [
     "n_subbands",
     "n_concat_groups",
     "default_placements",
+    "stage_node_type",
     "build_chiles",
     "STAGES",
 ]
@@ -239,47 +240,59 @@ def chiles_demands(workload: WorkloadSpec) -> ChilesDemands:
 
 
 # ----------------------------------------------------------------------------------- placements
-#: assumption: the team let the r3.4xlarge price "return to an acceptable level" (§5.2.3); 1.5x base
-DEFAULT_SPOT_CEILING_RATIO = 1.5
-#: upper bound on concurrent instances of one stage when the spot price does not rise
+#: upper bound on concurrent instances of one stage when the spot price does not rise (an engine
+#: bound, not a fact: any realistic ceiling is reached long before it)
 MAX_CLOUD_INSTANCES_PER_STAGE = 1000
-#: assumption: concurrent SPLIT instances on the cloud ("degree of parallelism controlled by the user", §5.2.2)
-DEFAULT_CLOUD_SPLIT_INSTANCES = 40
-#: assumption: manual one-by-one INVERT launches (§5.2.3), one every five minutes
-DEFAULT_MANUAL_LAUNCH_INTERVAL_S = 300.0
-#: §5.2.2: "split the file into 4-5 separate MeasurementSets one after the other" (lower end)
-DEFAULT_SUBBANDS_PER_SPLIT_INSTANCE = 4
 
 
-def default_placements(platform: PlatformSpec, *, spot_ceiling_ratio: float | None = None) -> tuple[StagePlacement, ...]:
+def stage_node_type(platform: PlatformSpec, stage: str) -> str:
+    """The node type a cloud platform uses for ``stage``: the one whose ``default_stage`` fact names
+    it (seed 000 Table 2: "used for"), else the platform's default type."""
+    for nt in platform.node_types:
+        if nt.default_stage == stage:
+            return nt.name
+    return platform.node_type().name
+
+
+def _cloud_param(workload: WorkloadSpec, name: str) -> float:
+    value = workload.param(name)
+    if value is None:
+        raise ValueError(f"workload {workload.slug!r}: parameter {name!r} is missing; the CHILES model needs it "
+                         "to place the stages on a cloud platform")
+    return float(value)
+
+
+def default_placements(platform: PlatformSpec, workload: WorkloadSpec, *,
+                       spot_ceiling_ratio: float | None = None) -> tuple[StagePlacement, ...]:
     """The paper's placements (§5): one allocation on the cluster/HPC, Table 2 instances on the cloud.
 
-    On the cloud the number of concurrent INVERT instances is the largest that keeps
-    the r3.4xlarge spot price under ``spot_ceiling_ratio`` x base (Fig. 3)."""
+    On the cloud each stage runs on the node type whose ``default_stage`` names it; the
+    instance counts, sub-bands per SPLIT instance, INVERT launch interval and spot-price
+    ceiling are the workload's parameters (``cloud_*``, ``subbands_per_split_instance``,
+    ``invert_launch_interval``, ``spot_price_ceiling_ratio``).  The number of concurrent
+    INVERT instances is the largest that keeps the INVERT type's spot price under the
+    ceiling x base (Fig. 3); without a spot price it is ``cloud_invert_instances``."""
     if platform.is_cloud:
         from .spot import max_concurrent_under_ceiling, spot_market
-
-        n_limit = MAX_CLOUD_INSTANCES_PER_STAGE
-
-        def has(name: str) -> bool:
-            return any(n.name == name for n in platform.node_types)
-
-        def nt(name: str) -> str:
-            return name if has(name) else platform.node_type().name
 
         block = next((s.name for s in platform.storage if s.kind == "block_piops"),
                      next((s.name for s in platform.storage if s.kind.startswith("block")), None))
         obj = next((s.name for s in platform.storage if s.kind == "object_store"), None)
-        inv = platform.node_type(nt("r3.4xlarge"))
-        ratio = spot_ceiling_ratio or DEFAULT_SPOT_CEILING_RATIO
-        n_inv = max_concurrent_under_ceiling(spot_market(inv), ratio, limit=n_limit) if inv.spot_aud_per_hour else 5
+        inv = platform.node_type(stage_node_type(platform, "invert"))
+        ratio = spot_ceiling_ratio or _cloud_param(workload, "spot_price_ceiling_ratio")
+        if inv.spot_aud_per_hour:
+            n_inv = max_concurrent_under_ceiling(spot_market(inv), ratio, limit=MAX_CLOUD_INSTANCES_PER_STAGE)
+        else:
+            n_inv = int(_cloud_param(workload, "cloud_invert_instances"))
         return (
-            StagePlacement("copy", nt("m3.medium"), 1, None, block, "spot", "dynamic"),
-            StagePlacement("split", nt("m3.xlarge"), DEFAULT_CLOUD_SPLIT_INSTANCES, block, obj, "spot", "elastic",
-                           subbands_per_task=DEFAULT_SUBBANDS_PER_SPLIT_INSTANCE),
-            StagePlacement("invert", nt("r3.4xlarge"), n_inv, obj, obj, "spot", "elastic",
-                           launch_interval_s=DEFAULT_MANUAL_LAUNCH_INTERVAL_S),
-            StagePlacement("concat", nt("r3.2xlarge"), 10, obj, obj, "spot", "elastic"),
+            StagePlacement("copy", stage_node_type(platform, "copy"), 1, None, block, "spot", "dynamic"),
+            StagePlacement("split", stage_node_type(platform, "split"), int(_cloud_param(workload, "cloud_split_instances")),
+                           block, obj, "spot", "elastic",
+                           subbands_per_task=int(_cloud_param(workload, "subbands_per_split_instance"))),
+            StagePlacement("invert", inv.name, n_inv, obj, obj, "spot", "elastic",
+                           launch_interval_s=_cloud_param(workload, "invert_launch_interval")),
+            StagePlacement("concat", stage_node_type(platform, "concat"),
+                           int(_cloud_param(workload, "cloud_concat_instances")), obj, obj, "spot", "elastic"),
         )
     tier = platform.storage[0].name if platform.storage else None
     nodes = platform.max_nodes or platform.node_type().count or 1
@@ -304,11 +317,12 @@ class _Builder:
         self.notes: list[str] = []
         self.queue_wait_s = 0.0
         self.placements = {pl.stage: pl for pl in (scenario.placements or default_placements(
-            self.p, spot_ceiling_ratio=scenario.spot_price_ceiling_ratio))}
+            self.p, self.w, spot_ceiling_ratio=scenario.spot_price_ceiling_ratio))}
 
     # -- helpers
     def placement(self, stage: str) -> StagePlacement:
-        return self.placements.get(stage) or default_placements(self.p)[STAGES.index(stage)]
+        return self.placements.get(stage) or default_placements(
+            self.p, self.w, spot_ceiling_ratio=self.sc.spot_price_ceiling_ratio)[STAGES.index(stage)]
 
     def tier(self, name: str | None) -> StorageSpec | None:
         return None if name is None else self.p.storage_tier(name)

@@ -50,6 +50,8 @@ class NodeTypeSpec:
     #: per-core speed relative to the reference core of the workload profiles (1.0 = same)
     core_speed: float = 1.0
     used_for: str = ""
+    #: the pipeline stage this type runs unless a placement says otherwise (cloud; "" = none)
+    default_stage: str = ""
 
 
 @dataclass(frozen=True)

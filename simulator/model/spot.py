@@ -1,7 +1,7 @@
 """The spot market as seen by one scenario (seed 000, §4.3.3, §5.2.3 and Fig. 3).
 
 * Price: ``base * (1 + rise * (n - 1))`` for ``n`` instances of that type the scenario
-  itself has alive (Fig. 3: the r3.4xlarge price ~0.16 was driven almost double by
+  itself has alive (Fig. 3: the INVERT instance type's price ~0.16 was driven almost double by
   the parallel INVERTs).  Without a ``spot_rise_per_instance`` fact the price is flat.
 * Throttling: the team launched INVERTs one by one and let the price settle;
   :func:`max_concurrent_under_ceiling` turns an acceptable price ceiling into a

@@ -52,3 +52,16 @@ def test_it_names_no_catalogue_platform_or_workload():
     found = [f"{path.relative_to(ROOT)}:{n}: {slug}" for path in sorted((ROOT / "simulator").rglob("*.py"))
              for n, line in enumerate(path.read_text().splitlines(), 1) for slug in slugs if slug in line.lower()]
     assert found == []
+
+
+def test_it_names_no_catalogue_node_type():
+    """The CHILES placements read which type runs which stage from the node types' ``default_stage``
+    facts; no instance or node type name of the catalogue appears in the model."""
+    catalogue = ROOT / "fixtures" / "catalogue"
+    names = {nt["name"].lower() for p in json.loads((catalogue / "platforms.json").read_text())["platforms"]
+             for nt in p.get("node_types", [])}
+    assert {"m3.medium", "m3.xlarge", "r3.2xlarge", "r3.4xlarge"} <= names
+    found = [f"{path.relative_to(ROOT)}:{n}: {name}" for path in sorted((ROOT / "simulator").rglob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1) for name in names
+             if len(name) > 3 and name in line.lower()]
+    assert found == []

@@ -90,7 +90,7 @@ def enumerate_space(space: dict) -> list[dict[str, dict[str, Any]]]:
 def scenario_for(platform: PlatformSpec, workload: WorkloadSpec, config: dict, *, seed: int = 0,
                  include_copy: bool = True) -> ScenarioSpec:
     """The scenario of one configuration: the paper's placements with the configuration's overrides."""
-    defaults = {pl.stage: pl for pl in default_placements(platform)}
+    defaults = {pl.stage: pl for pl in default_placements(platform, workload)}
     placements = []
     for stage, overrides in config.items():
         base = defaults.get(stage)
