@@ -37,12 +37,14 @@ def default_node_and_tier(platform: Platform) -> tuple[str | None, str | None]:
 
 
 def host_capacity(platform: Platform | None) -> Capacity | None:
-    """What one node of ``platform`` can do (its first node type's cores, its first storage tier's bandwidth
-    and IOPS), for labelling a profile's phases; None without a platform."""
+    """What one node of ``platform`` can do (the cores of its default node type and the bandwidth and IOPS
+    of its default tier, chosen as the model chooses them: :func:`default_node_and_tier`), for labelling a
+    profile's phases; None without a platform."""
     if platform is None:
         return None
-    nt = platform.node_types.order_by("name").first()
-    tier = platform.storage_tiers.order_by("name").first()
+    node_name, tier_name = default_node_and_tier(platform)
+    nt = platform.node_types.filter(name=node_name).first() if node_name else None
+    tier = platform.storage_tiers.filter(name=tier_name).first() if tier_name else None
     per_client = tier is not None and tier.scope == "shared"
 
     def bw(name: str) -> float | None:
