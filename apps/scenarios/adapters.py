@@ -17,6 +17,7 @@ import pandas as pd
 
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.workloads.models import ReferenceObservation, Workload
+from apps.workloads.schemas import TEMPLATES
 from simulator.model.catalogue import Observation, platform_from_dict, workload_from_dict
 from simulator.model.chiles import default_placements
 from simulator.model.simulate import check_scenario
@@ -239,10 +240,13 @@ def apply_workload_overrides(workload: dict[str, Any], overrides: dict[str, Any]
         raise ValueError("workload_overrides: must be an object")
     out = copy.deepcopy(workload)
     params = out["parameters"]
+    schema = {p.name: p for p in TEMPLATES.get(workload.get("template"), ())}
     for name, value in overrides.items():
         if name not in params:
             raise ValueError(f"workload.parameters.{name}: not a parameter of {workload['slug']}")
         params[name] = _positive_number(value, f"workload.parameters.{name}")
+        if name in schema and (why := schema[name].check(params[name])):
+            raise ValueError(f"workload.parameters.{name}: {why}")
     return out
 
 

@@ -13,6 +13,7 @@ from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
 from apps.workloads.models import Workload
+from apps.workloads.schemas import TEMPLATES
 from simulator.model.specs import POLICIES, PRICING_MODELS
 from simulator.units import UnitError, format_quantity, parse_quantity
 
@@ -75,6 +76,7 @@ class WorkloadParametersForm(forms.Form):
     def __init__(self, *args, workload: Workload, **kwargs):
         super().__init__(*args, prefix="param", **kwargs)
         self.rows = {row["name"]: row for row in workload.parameter_rows()}
+        self.schema = {p.name: p for p in TEMPLATES.get(workload.template, ())}
         for name, row in self.rows.items():
             self.fields[name] = forms.CharField(
                 required=False, label=row["label"], max_length=60,
@@ -96,6 +98,9 @@ class WorkloadParametersForm(forms.Form):
                 continue
             if not math.isfinite(value) or value <= 0:
                 self.add_error(name, "must be a positive number")
+                continue
+            if name in self.schema and (why := self.schema[name].check(value)):
+                self.add_error(name, why)
                 continue
             if value != self.rows[name]["value"]:
                 overrides[name] = value

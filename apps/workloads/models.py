@@ -80,8 +80,8 @@ class Workload(CatalogueModel):
         for name, value in params.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 errors.setdefault("parameters", []).append(f"{name}: must be a number, got {value!r}")
-            elif name in schema and schema[name].positive and value <= 0:
-                errors.setdefault("parameters", []).append(f"{name}: must be greater than zero, got {value!r}")
+            elif name in schema and (why := schema[name].check(value)):
+                errors.setdefault("parameters", []).append(f"{name}: {why}, got {value!r}")
         if errors:
             raise ValidationError(errors)
         super().clean()
