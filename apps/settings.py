@@ -302,6 +302,13 @@ CELERY_RESULT_BACKEND_MAX_RETRIES = 10
 # The sweeps every worker runs (apps.core.signals): how often, and how old a queued job must be before its task
 # can be declared lost (seconds); and how often a worker writes its heartbeat (a worker is alive while it beats or
 # answers a ping).
+# Admission limits: the work one request (a run or a scenario) may queue, estimated from the scenario contract
+# before anything is queued (simulator/contract.py: estimate); a request above them is a 400 naming the field and the
+# bound.  One replication of the paper's CHILES epoch is about 215 tasks (1,433 on the cloud).
+SKYPLAN_MAX_TASKS_PER_REPLICATION = env_int("SKYPLAN_MAX_TASKS_PER_REPLICATION", 500_000)
+SKYPLAN_MAX_REPLICATION_MEMORY_MB = env_int("SKYPLAN_MAX_REPLICATION_MEMORY_MB", 1500)
+SKYPLAN_MAX_TASKS_PER_REQUEST = env_int("SKYPLAN_MAX_TASKS_PER_REQUEST", 2_000_000)
+
 SKYPLAN_SWEEP_INTERVAL_S = env_int("SKYPLAN_SWEEP_INTERVAL_S", 30)
 SKYPLAN_HEARTBEAT_INTERVAL_S = env_int("SKYPLAN_HEARTBEAT_INTERVAL_S", 5)
 SKYPLAN_LOST_TASK_AFTER_S = env_int("SKYPLAN_LOST_TASK_AFTER_S", 60)

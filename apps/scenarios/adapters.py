@@ -8,7 +8,6 @@ specs from it, so the fixtures and the database take a single conversion path.
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import asdict
 from typing import Any
 
@@ -18,10 +17,21 @@ import pandas as pd
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.workloads.models import ReferenceObservation, Workload
 from apps.workloads.schemas import TEMPLATES
+from simulator.contract import (
+    PLATFORM_OVERRIDE_FACTS,
+    TIER_OVERRIDE_FACTS,
+    ContractError,
+    FieldError,
+    PlatformOverrides,
+    RunOptions,
+    WorkloadOverrides,
+    check_overrides,
+    parse,
+    scenario_spec,
+    stage_defaults,
+)
 from simulator.model.catalogue import Observation, platform_from_dict, workload_from_dict
-from simulator.model.chiles import default_placements
-from simulator.model.simulate import check_scenario
-from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
+from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 
 __all__ = [
     "platform_dict",
@@ -122,155 +132,63 @@ def observations(queryset=None) -> list[Observation]:
     return out
 
 
-#: options a run accepts, with their types (the form and the API validate against this)
-PLACEMENT_KEYS = {
-    "stage": str,
-    "node_type": str,
-    "nodes": int,
-    "storage_in": str,
-    "storage_out": str,
-    "pricing": str,
-    "policy": str,
-    "launch_interval_s": float,
-    "queue_wait_s": float,
-    "subbands_per_task": int,
-}
-FLAG_KEYS = {"spot_interruptions": bool, "include_copy": bool, "single_allocation": bool}
-
-
 def scenario_from_inputs(inputs: dict[str, Any], seed: int) -> ScenarioSpec:
-    """The simulator scenario of a run's input snapshot; raises ValueError naming the bad option."""
+    """The simulator scenario of a run's input snapshot, through the scenario contract (a partial placement is
+    completed from the stage's default); raises :class:`~simulator.contract.ContractError` naming the field."""
     platform = platform_from_dict(inputs["platform"])
     workload = workload_from_dict(inputs["workload"])
-    options = inputs.get("options") or {}
-    if not isinstance(options, dict):
-        raise ValueError("options: must be an object")
-    unknown = set(options) - set(FLAG_KEYS) - {"placements", "retention_after_run_s"}
-    if unknown:
-        raise ValueError(f"options: unknown option(s) {', '.join(sorted(unknown))}")
-    placements = []
-    for i, raw in enumerate(options.get("placements") or []):
-        placements.append(_placement(raw, i, platform, workload))
-    flags = {}
-    for key in FLAG_KEYS:
-        if key in options:
-            if not isinstance(options[key], bool):
-                raise ValueError(f"options.{key}: must be true or false")
-            flags[key] = options[key]
-    retention = options.get("retention_after_run_s", 0.0)
-    if isinstance(retention, bool) or not isinstance(retention, (int, float)) or retention < 0:
-        raise ValueError("options.retention_after_run_s: must be a non-negative number of seconds")
-    scenario = ScenarioSpec(
-        platform=platform, workload=workload, placements=tuple(placements), seed=int(seed),
-        retention_after_run_s=float(retention), **flags,
-    )
-    check_scenario(scenario)  # options the model would otherwise ignore are refused here, naming the field
-    return scenario
-
-
-def _placement(raw: Any, i: int, platform: PlatformSpec, workload: WorkloadSpec) -> StagePlacement:
-    where = f"options.placements[{i}]"
-    if not isinstance(raw, dict):
-        raise ValueError(f"{where}: must be an object")
-    unknown = set(raw) - set(PLACEMENT_KEYS)
-    if unknown:
-        raise ValueError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
-    values = {}
-    for key, value in raw.items():
-        if value is None:
-            continue
-        kind = PLACEMENT_KEYS[key]
-        if kind is str and not isinstance(value, str):
-            raise ValueError(f"{where}.{key}: must be text")
-        if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ValueError(f"{where}.{key}: must be a number")
-        if kind in (int, float) and value < 0:
-            raise ValueError(f"{where}.{key}: must not be negative")
-        values[key] = kind(value)
-    if "stage" not in values:
-        raise ValueError(f"{where}.stage: required")
-    stage_names = {s.name for s in workload.stages}
-    if stage_names and values["stage"] not in stage_names:
-        raise ValueError(f"{where}.stage: {values['stage']!r} is not a stage of {workload.slug} ({', '.join(sorted(stage_names))})")
-    if "node_type" in values:
-        platform.node_type(values["node_type"])  # KeyError names the known ones
-    for key in ("storage_in", "storage_out"):
-        if key in values:
-            platform.storage_tier(values[key])
-    if values.get("nodes", 1) < 1:
-        raise ValueError(f"{where}.nodes: must be at least 1")
-    if "policy" in values and values["policy"] not in POLICIES:
-        raise ValueError(f"{where}.policy: one of {', '.join(POLICIES)}")
-    if "pricing" in values and values["pricing"] not in PRICING_MODELS:
-        raise ValueError(f"{where}.pricing: one of {', '.join(PRICING_MODELS)}")
-    return StagePlacement(**values)
+    try:
+        options = parse(RunOptions, inputs.get("options") or {})
+    except ContractError as exc:
+        raise exc.under("options") from None
+    return scenario_spec(options, platform, workload, seed=seed)
 
 
 # --- scenario inputs: defaults and overrides -------------------------------------------------------
 
-#: platform facts a scenario may override (what-ifs such as "halve the queue wait")
-PLATFORM_OVERRIDE_FACTS = ("queue_wait_median", "wan_bandwidth")
-#: storage-tier facts a scenario may override (what-ifs such as "raise the volume's IOPS")
-TIER_OVERRIDE_FACTS = ("iops", "iops_per_client", "provisioned_iops", "read_bw", "write_bw",
-                       "read_bw_per_client", "write_bw_per_client")
-
-
 def default_stage_placements(platform: dict[str, Any], workload: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The placement the simulator uses for each stage when a run gives none, as JSON-safe dicts.
-
-    Only the CHILES template has per-platform defaults (the paper's, §5); other templates
-    start from the plain :class:`StagePlacement` defaults."""
-    spec = platform_from_dict(platform)
-    if workload.get("template") == "chiles" and (spec.node_types or spec.storage):
-        return {p.stage: asdict(p) for p in default_placements(spec, workload_from_dict(workload))}
-    return {s["name"]: asdict(StagePlacement(stage=s["name"])) for s in workload.get("stages", [])}
-
-
-def _positive_number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{where}: must be a positive number")
-    return float(value)
+    """The placement each stage gets when a run gives none (:func:`simulator.contract.stage_defaults`), as JSON-safe
+    dicts."""
+    return {stage: asdict(p) for stage, p in stage_defaults(platform_from_dict(platform),
+                                                           workload_from_dict(workload)).items()}
 
 
 def apply_workload_overrides(workload: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
-    """A copy of a workload dict with some parameters replaced; raises ValueError naming a bad one."""
+    """A copy of a workload dict with some parameters replaced; raises ContractError naming a bad one."""
     if not overrides:
         return workload
-    if not isinstance(overrides, dict):
-        raise ValueError("workload_overrides: must be an object")
+    try:
+        values = parse(WorkloadOverrides, overrides)
+    except ContractError as exc:
+        raise exc.under("workload_overrides") from None
+    check_overrides(values.root, workload_from_dict(workload))
     out = copy.deepcopy(workload)
-    params = out["parameters"]
     schema = {p.name: p for p in TEMPLATES.get(workload.get("template"), ())}
-    for name, value in overrides.items():
-        if name not in params:
-            raise ValueError(f"workload.parameters.{name}: not a parameter of {workload['slug']}")
-        params[name] = _positive_number(value, f"workload.parameters.{name}")
-        if name in schema and (why := schema[name].check(params[name])):
-            raise ValueError(f"workload.parameters.{name}: {why}")
+    errors = [FieldError(f"workload_overrides.{name}", why) for name, value in values.root.items()
+              if name in schema and (why := schema[name].check(value))]
+    if errors:
+        raise ContractError(errors)
+    out["parameters"].update(values.root)
     return out
 
 
 def apply_platform_overrides(platform: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
-    """A copy of a platform dict with some facts replaced; raises ValueError naming a bad one.
-
-    ``overrides`` is ``{"facts": {name: value}, "storage_tiers": {tier name: {name: value}}}``."""
+    """A copy of a platform dict with some facts replaced (``{"facts": {...}, "storage_tiers": {tier: {...}}}``, see
+    :class:`simulator.contract.PlatformOverrides`); raises ContractError naming a bad one."""
     if not overrides:
         return platform
-    if not isinstance(overrides, dict) or set(overrides) - {"facts", "storage_tiers"}:
-        raise ValueError("platform_overrides: only 'facts' and 'storage_tiers' may be overridden")
+    try:
+        values = parse(PlatformOverrides, overrides)
+    except ContractError as exc:
+        raise exc.under("platform_overrides") from None
     out = copy.deepcopy(platform)
-    for name, value in (overrides.get("facts") or {}).items():
-        if name not in PLATFORM_OVERRIDE_FACTS:
-            raise ValueError(f"platform_overrides.facts.{name}: one of {', '.join(PLATFORM_OVERRIDE_FACTS)}")
-        out["facts"][name] = _positive_number(value, f"platform_overrides.facts.{name}")
+    out["facts"].update(values.facts)
     tiers = {t["name"]: t for t in out["storage_tiers"]}
-    for tier, facts in (overrides.get("storage_tiers") or {}).items():
+    for tier, facts in values.storage_tiers.items():
         if tier not in tiers:
-            raise ValueError(f"platform_overrides.storage_tiers: {platform['slug']} has no tier {tier!r}")
-        for name, value in (facts or {}).items():
-            if name not in TIER_OVERRIDE_FACTS:
-                raise ValueError(f"platform_overrides.storage_tiers.{tier}.{name}: one of {', '.join(TIER_OVERRIDE_FACTS)}")
-            tiers[tier]["facts"][name] = _positive_number(value, f"platform_overrides.storage_tiers.{tier}.{name}")
+            raise ContractError.at(f"platform_overrides.storage_tiers.{tier}",
+                                   f"{platform['slug']} has no storage tier {tier!r} ({', '.join(tiers) or 'none'})")
+        tiers[tier]["facts"].update(facts)
     return out
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import math
+import re
 
 from django import forms
 from django.forms.utils import ErrorDict
@@ -14,6 +14,7 @@ from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
 from apps.workloads.models import Workload
 from apps.workloads.schemas import TEMPLATES
+from simulator.contract import LIMITS, ContractError, FieldError, RunOptions
 from simulator.model.specs import POLICIES, PRICING_MODELS
 from simulator.units import UnitError, format_quantity, parse_quantity
 
@@ -21,9 +22,9 @@ from simulator.units import UnitError, format_quantity, parse_quantity
 class RunForm(forms.Form):
     workload = forms.ModelChoiceField(queryset=Workload.objects.all(), to_field_name="slug", empty_label=None)
     platform = forms.ModelChoiceField(queryset=Platform.objects.none(), to_field_name="slug", empty_label=None)
-    replications = forms.IntegerField(min_value=1, max_value=200, initial=1,
+    replications = forms.IntegerField(min_value=LIMITS.min_replications, max_value=LIMITS.max_replications, initial=1,
                                       help_text="Monte Carlo replications (queue waits, WAN variability, spot)")
-    seed = forms.IntegerField(min_value=0, max_value=2**62, initial=0)
+    seed = forms.IntegerField(min_value=0, max_value=LIMITS.max_seed, initial=0)
     options = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 4}),
         help_text='Optional scenario options as JSON, e.g. {"include_copy": false} or placements per stage',
@@ -43,9 +44,10 @@ class RunForm(forms.Form):
             raise forms.ValidationError(str(exc)) from None
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-        if not isinstance(value, dict):
-            raise forms.ValidationError("must be a JSON object")
-        return value
+        try:
+            return RunOptions.from_json(value).to_data()
+        except ContractError as exc:
+            raise forms.ValidationError([str(e.under("options")) for e in _each(exc)]) from None
 
 
 # --- the scenario builder --------------------------------------------------------------------------
@@ -58,16 +60,17 @@ HOUR = 3600.0
 class ScenarioForm(forms.Form):
     """The scenario as a whole: name, workload, Monte Carlo settings and the TCO horizon."""
 
-    name = forms.CharField(max_length=200, help_text="Shown in lists and on the results page")
+    name = forms.CharField(max_length=LIMITS.max_name_chars, help_text="Shown in lists and on the results page")
     workload = forms.ModelChoiceField(queryset=Workload.objects.all(), to_field_name="slug", empty_label=None,
                                       widget=forms.HiddenInput)
-    replications = forms.IntegerField(min_value=1, max_value=200, initial=5,
+    replications = forms.IntegerField(min_value=LIMITS.min_replications, max_value=LIMITS.max_replications, initial=5,
                                       help_text="Monte Carlo replications per platform (queue waits, WAN, spot)")
-    seed = forms.IntegerField(min_value=0, max_value=2**62, initial=0, help_text="Same seed, same results")
-    tco_years = forms.FloatField(label="TCO horizon (years)", min_value=0.1, max_value=50, initial=5,
+    seed = forms.IntegerField(min_value=0, max_value=LIMITS.max_seed, initial=0, help_text="Same seed, same results")
+    tco_years = forms.FloatField(label="TCO horizon (years)", min_value=LIMITS.min_tco_years,
+                                 max_value=LIMITS.max_tco_years, initial=5,
                                  help_text="For the total cost of ownership comparison")
-    epochs_per_year = forms.FloatField(min_value=0.01, max_value=10000, initial=1,
-                                       help_text="How often the workload runs per year, for TCO")
+    epochs_per_year = forms.FloatField(min_value=LIMITS.min_epochs_per_year, max_value=LIMITS.max_epochs_per_year,
+                                       initial=1, help_text="How often the workload runs per year, for TCO")
 
 
 class WorkloadParametersForm(forms.Form):
@@ -95,9 +98,6 @@ class WorkloadParametersForm(forms.Form):
                 value = parse_quantity(text, self.rows[name]["dimension"])
             except UnitError as exc:
                 self.add_error(name, str(exc))
-                continue
-            if not math.isfinite(value) or value <= 0:
-                self.add_error(name, "must be a positive number")
                 continue
             if name in self.schema and (why := self.schema[name].check(value)):
                 self.add_error(name, why)
@@ -129,8 +129,8 @@ class PlatformOptionsForm(forms.Form):
             wait = default.get("queue_wait_s")
             self.fields[f"{stage}-node_type"] = forms.ChoiceField(choices=nodes, required=False, label="node type",
                                                                   initial=default.get("node_type") or "")
-            self.fields[f"{stage}-nodes"] = forms.IntegerField(min_value=1, max_value=100000, initial=default["nodes"],
-                                                               label="nodes / instances")
+            self.fields[f"{stage}-nodes"] = forms.IntegerField(min_value=1, max_value=LIMITS.max_nodes,
+                                                               initial=default["nodes"], label="nodes / instances")
             self.fields[f"{stage}-storage_in"] = forms.ChoiceField(choices=tiers, required=False, label="reads from",
                                                                    initial=default.get("storage_in") or "")
             self.fields[f"{stage}-storage_out"] = forms.ChoiceField(choices=tiers, required=False, label="writes to",
@@ -140,21 +140,23 @@ class PlatformOptionsForm(forms.Form):
             self.fields[f"{stage}-policy"] = forms.ChoiceField(choices=[(p, p) for p in POLICIES],
                                                                initial=default["policy"], label="allocation policy")
             self.fields[f"{stage}-launch_interval_s"] = forms.FloatField(
-                min_value=0, max_value=1e6, initial=default["launch_interval_s"], label="launch every (s)")
+                min_value=0, max_value=LIMITS.max_launch_interval_s, initial=default["launch_interval_s"],
+                label="launch every (s)")
             self.fields[f"{stage}-queue_wait_h"] = forms.FloatField(
-                required=False, min_value=0, max_value=1e5, label="fixed queue wait (h)",
+                required=False, min_value=0, max_value=LIMITS.max_queue_wait_s / HOUR, label="fixed queue wait (h)",
                 initial=None if wait is None else wait / HOUR)
         facts = pdict["facts"]
         if facts.get("queue_wait_median"):
             self.fields["queue_wait_median_h"] = forms.FloatField(
-                min_value=0.001, max_value=1e5, initial=facts["queue_wait_median"] / HOUR,
+                min_value=0.001, max_value=LIMITS.max_override_value / HOUR, initial=facts["queue_wait_median"] / HOUR,
                 label="Median queue wait (h)", help_text="of the platform's sampled queue-wait model")
         self.iops_tiers = {}
         for i, tier in enumerate(pdict["storage_tiers"]):
             if tier["facts"].get("iops"):
                 self.iops_tiers[f"tier{i}-iops"] = tier
                 self.fields[f"tier{i}-iops"] = forms.FloatField(
-                    min_value=1, max_value=1e9, initial=tier["facts"]["iops"], label=f"IOPS of {tier['name']}")
+                    min_value=1, max_value=LIMITS.max_override_value, initial=tier["facts"]["iops"],
+                    label=f"IOPS of {tier['name']}")
 
     def full_clean(self):
         """A platform left out is not validated: its options are ignored."""
@@ -274,7 +276,7 @@ class ScenarioBuilder:
 
     def save(self, user=None, parent=None, workspace=None):
         """The saved scenario, or None with the reasons attached to the forms."""
-        from apps.scenarios.services import InvalidEntry, InvalidScenario, create_scenario
+        from apps.scenarios.services import InvalidScenario, create_scenario
 
         if not self.is_valid():
             return None
@@ -287,21 +289,52 @@ class ScenarioBuilder:
                 seed=data["seed"], tco_years=data["tco_years"], epochs_per_year=data["epochs_per_year"], user=user,
                 parent=parent, change="edited in the builder" if parent else "", workspace=workspace,
             )
-        except InvalidEntry as exc:
-            form = next(f for f in chosen if f.platform.slug == exc.platform_slug)
-            form.add_error(None, exc.detail)
         except InvalidScenario as exc:
-            message = str(exc)
-            if message.startswith("workload.parameters."):
-                name = message.split(".")[2].split(":")[0]
-                if name in self.parameters.fields:
-                    self.parameters.add_error(name, message.split(": ", 1)[-1])
-                    return None
-            if message.startswith("replications"):
-                self.form.add_error("replications", message.split(": ", 1)[-1])
-            else:
-                self.errors.append(message)
+            for error in exc.errors:
+                self._place(error, chosen)
         return None
+
+    def _place(self, error: FieldError, chosen: list[PlatformOptionsForm]) -> None:
+        """Put a refusal of the scenario contract next to the field its path names."""
+        path = error.path
+        if path.startswith("workload_overrides."):
+            name = path.split(".", 1)[1]
+            if name in self.parameters.fields:
+                self.parameters.add_error(name, error.message)
+                return
+        if path in self.form.fields:
+            self.form.add_error(path, error.message)
+            return
+        match = PLATFORM_PATH.match(path)
+        if match and int(match["index"]) < len(chosen):
+            form = chosen[int(match["index"])]
+            field = _placement_field(form, match["rest"])
+            if field in form.fields:
+                form.add_error(field, error.message)
+            else:
+                form.add_error(None, f"{match['rest'] or 'platform'}: {error.message}")
+            return
+        self.errors.append(str(error))
+
+
+PLATFORM_PATH = re.compile(r"^platforms\[(?P<index>\d+)\]\.?(?P<rest>.*)$")
+PLACEMENT_PATH = re.compile(r"^options\.placements\[(?P<index>\d+)\]\.(?P<field>\w+)$")
+
+
+def _placement_field(form: PlatformOptionsForm, rest: str) -> str:
+    """The builder field of a path under one platform (``options.placements[0].nodes`` -> ``invert-nodes``)."""
+    match = PLACEMENT_PATH.match(rest)
+    if match:
+        placements = form.options.get("placements", [])
+        index = int(match["index"])
+        if index < len(placements):
+            field = "queue_wait_h" if match["field"] == "queue_wait_s" else match["field"]
+            return f"{placements[index]['stage']}-{field}"
+    return ""
+
+
+def _each(exc: ContractError) -> list[ContractError]:
+    return [ContractError(e) for e in exc.errors]
 
 
 class WhatIfForm(forms.Form):
@@ -310,7 +343,8 @@ class WhatIfForm(forms.Form):
     KINDS = [("queue", "Scale the median queue wait of"), ("iops", "Scale the IOPS of")]
     kind = forms.ChoiceField(choices=KINDS, label="Edit")
     target = forms.ChoiceField(label="on", help_text="platform (queue wait) or platform / storage tier (IOPS)")
-    factor = forms.FloatField(min_value=0.01, max_value=100, initial=0.5, label="by a factor of",
+    factor = forms.FloatField(min_value=LIMITS.min_what_if_factor, max_value=LIMITS.max_what_if_factor, initial=0.5,
+                              label="by a factor of",
                               help_text="e.g. 0.5 halves it, 2 doubles it")
 
     def __init__(self, *args, scenario, **kwargs):

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, is_dataclass, replace
 
 import orjson
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
@@ -37,6 +38,15 @@ from apps.scenarios.adapters import (
 from apps.scenarios.models import FINISHED, Replication, Scenario, ScenarioPlatform, SimulationRun, Status
 from apps.workloads.models import Workload
 from apps.workloads.schemas import TEMPLATES
+from simulator.contract import (
+    AdmissionLimits,
+    ContractError,
+    FieldError,
+    RunRequest,
+    ScenarioRequest,
+    admit,
+    parse,
+)
 from simulator.model.simulate import replication_seed, simulate, summarise
 
 __all__ = [
@@ -44,7 +54,7 @@ __all__ = [
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
     "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
     "compare_scenarios", "answer_first", "RESULT_SECTIONS", "result_sections", "fail_lost_replications",
-    "ReplicationJobs", "REPLICATION_JOBS",
+    "ReplicationJobs", "REPLICATION_JOBS", "admission_limits",
 ]
 
 #: at most this many replications per Celery task: enough that a task's own cost (broker round trips, transactions)
@@ -54,56 +64,90 @@ MAX_BATCH = 25
 MIN_TASKS = 8
 
 
-class InvalidScenario(ValueError):
-    """The options do not make a runnable scenario; the message says which field and why."""
+class InvalidScenario(ContractError):
+    """The request does not make a runnable scenario; ``errors`` name each field (by its path in the scenario
+    contract, :mod:`simulator.contract`) and why."""
 
 
 class InvalidEntry(InvalidScenario):
-    """One platform's options or overrides do not make a runnable scenario."""
+    """One platform's options or overrides do not make a runnable scenario (paths under ``platforms[i]``)."""
 
-    def __init__(self, platform_slug: str, message: str):
-        super().__init__(f"{platform_slug}: {message}")
+    def __init__(self, platform_slug: str, errors, index: int | None = None):
+        errors = [errors] if isinstance(errors, FieldError) else list(errors)
+        prefix = f"platforms[{index}]" if index is not None else ""
+        super().__init__([FieldError(_under(prefix, e.path), e.message) for e in errors])
         self.platform_slug = platform_slug
-        self.detail = message
+        self.detail = "; ".join(str(e) for e in errors)
 
 
-def run_inputs(*, platform, workload, options=None, seed=0, workload_overrides=None, platform_overrides=None) -> dict:
-    """The input snapshot of a run, checked to build a simulator scenario; raises InvalidScenario naming the field."""
+def _under(prefix: str, path: str) -> str:
+    """A platform's error path in a scenario; workload overrides are the scenario's, not the platform's."""
+    if not prefix or path.startswith("workload_overrides") or path in ("workload", "replications"):
+        return path
+    return f"{prefix}.{path}" if path else prefix
+
+
+def admission_limits(workspace=None) -> AdmissionLimits:
+    """The bounds on the work one request may queue in ``workspace`` (settings from the environment)."""
+    return AdmissionLimits(
+        max_tasks_per_replication=settings.SKYPLAN_MAX_TASKS_PER_REPLICATION,
+        max_memory_bytes_per_replication=settings.SKYPLAN_MAX_REPLICATION_MEMORY_MB * 1e6,
+        max_tasks_per_request=settings.SKYPLAN_MAX_TASKS_PER_REQUEST,
+    )
+
+
+def _checked(*, platform, workload, options, seed, workload_overrides, platform_overrides):
+    """(input snapshot, simulator scenario) of one platform; raises ContractError naming the field."""
     try:
         inputs = {
             "platform": apply_platform_overrides(platform_dict(platform), platform_overrides),
             "workload": apply_workload_overrides(workload_dict(workload), workload_overrides),
             "options": options or {},
         }
-        scenario_from_inputs(inputs, seed)
-    except KeyError as exc:  # str(KeyError) quotes its message
-        raise InvalidScenario(str(exc.args[0]) if exc.args else "missing value") from None
+        return inputs, scenario_from_inputs(inputs, seed)
+    except ContractError:
+        raise
+    except KeyError as exc:  # the catalogue lacks something the model needs; str(KeyError) quotes its message
+        raise ContractError.at("", str(exc.args[0]) if exc.args else "missing value") from None
     except (ValueError, TypeError) as exc:
-        raise InvalidScenario(str(exc)) from None
-    return inputs
+        raise ContractError.at("", str(exc)) from None
 
 
-def check_platform_workspace(platform, workspace) -> None:
+def run_inputs(*, platform, workload, options=None, seed=0, workload_overrides=None, platform_overrides=None) -> dict:
+    """The input snapshot of a run, checked to build a simulator scenario; raises InvalidScenario naming the field."""
+    try:
+        return _checked(platform=platform, workload=workload, options=options, seed=seed,
+                        workload_overrides=workload_overrides, platform_overrides=platform_overrides)[0]
+    except ContractError as exc:
+        raise InvalidScenario(exc.errors) from None
+
+
+def check_platform_workspace(platform, workspace, index: int | None = None) -> None:
     """A workspace's own platform (a copy, or one made from a benchmarked host) is used only in that workspace:
     elsewhere its members could not see it, and those of the other workspace would see its name."""
     if platform.workspace_id is not None and platform.workspace_id != (workspace.pk if workspace else None):
-        raise InvalidEntry(platform.slug, f"platform {platform.slug!r} belongs to another workspace: copy it into "
-                                          "this one to use it here")
+        raise InvalidEntry(platform.slug, FieldError("platform", f"platform {platform.slug!r} belongs to another "
+                                                                 "workspace: copy it into this one to use it here"),
+                           index)
 
 
 def create_run(*, platform, workload, options=None, seed=0, replications=1, user=None, label="",
                workload_overrides=None, platform_overrides=None, workspace=None) -> SimulationRun:
-    """Snapshot the inputs, check they build a scenario, and save a queued run with its replications (in
-    ``workspace``, by default the user's personal one)."""
-    if replications < 1 or replications > 1000:
-        raise InvalidScenario("replications: must be between 1 and 1000")
+    """Check the request against the scenario contract and the admission limits, snapshot the inputs, and save a
+    queued run with its replications (in ``workspace``, by default the user's personal one)."""
+    try:
+        parse(RunRequest, {"workload": workload.slug, "platform": platform.slug, "options": options or {},
+                           "replications": replications, "seed": seed, "label": label or ""})
+    except ContractError as exc:
+        raise InvalidScenario(exc.errors) from None
     workspace = workspace_for(user, workspace)
     try:
         check_platform_workspace(platform, workspace)
-    except InvalidEntry as exc:
-        raise InvalidScenario(f"platform: {exc.detail}") from None
-    inputs = run_inputs(platform=platform, workload=workload, options=options, seed=seed,
-                        workload_overrides=workload_overrides, platform_overrides=platform_overrides)
+        inputs, spec = _checked(platform=platform, workload=workload, options=options, seed=seed,
+                                workload_overrides=workload_overrides, platform_overrides=platform_overrides)
+        admit(spec, replications, admission_limits(workspace), overrides=workload_overrides or {})
+    except ContractError as exc:
+        raise InvalidScenario(exc.errors) from None
     with transaction.atomic():
         run = SimulationRun.objects.create(
             platform=platform, workload=workload, options=options or {}, seed=seed, replications=replications,
@@ -341,26 +385,27 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
 
     ``entries`` is a list of ``(platform, options, platform_overrides)``.  Raises
     :class:`InvalidEntry` naming the platform, or :class:`InvalidScenario` for the rest."""
-    if len(entries) < 2:
-        raise InvalidScenario("platforms: choose at least two platforms to compare")
-    slugs = [p.slug for p, _, _ in entries]
-    if len(set(slugs)) != len(slugs):
-        raise InvalidScenario("platforms: each platform can appear once")
-    if not 1 <= replications <= 200:
-        raise InvalidScenario("replications: must be between 1 and 200")
-    if workload_overrides:
-        try:
+    try:
+        parse(ScenarioRequest, {
+            "name": name, "workload": workload.slug, "workload_overrides": workload_overrides or {},
+            "platforms": [{"platform": p.slug, "options": o or {}, "platform_overrides": ov or {}}
+                          for p, o, ov in entries],
+            "replications": replications, "seed": seed, "tco_years": tco_years, "epochs_per_year": epochs_per_year,
+        })
+        if workload_overrides:
             apply_workload_overrides(workload_dict(workload), workload_overrides)
-        except (KeyError, ValueError, TypeError) as exc:
-            raise InvalidScenario(str(exc)) from None
+    except ContractError as exc:
+        raise InvalidScenario(exc.errors) from None
     workspace = workspace_for(user, workspace)
-    for platform, options, overrides in entries:
-        check_platform_workspace(platform, workspace)
+    limits = admission_limits(workspace)
+    for i, (platform, options, overrides) in enumerate(entries):
+        check_platform_workspace(platform, workspace, i)
         try:
-            run_inputs(platform=platform, workload=workload, options=options, seed=seed,
-                       workload_overrides=workload_overrides, platform_overrides=overrides)
-        except InvalidScenario as exc:
-            raise InvalidEntry(platform.slug, str(exc)) from None
+            _, spec = _checked(platform=platform, workload=workload, options=options, seed=seed,
+                               workload_overrides=workload_overrides, platform_overrides=overrides)
+            admit(spec, replications, limits, overrides=workload_overrides or {}, platforms=len(entries))
+        except ContractError as exc:
+            raise InvalidEntry(platform.slug, exc.errors, i) from None
     with transaction.atomic():
         scenario = Scenario.objects.create(
             name=name, workload=workload, workload_overrides=workload_overrides or {}, replications=replications,
@@ -408,7 +453,7 @@ def run_scenario(scenario: Scenario, user=None, *, dispatch: bool = True) -> Sce
                     workspace=scenario.workspace,
                 )
             except InvalidScenario as exc:  # the catalogue changed since the scenario was saved
-                raise InvalidEntry(entry.platform.slug, str(exc)) from None
+                raise InvalidEntry(entry.platform.slug, exc.errors, entry.position) from None
             entry.save(update_fields=["run"])
             runs.append(entry.run)
         scenario.results_cache = None

@@ -44,20 +44,27 @@ def test_a_scenario_is_created_as_a_draft(api, catalogue):
 
 
 @pytest.mark.parametrize(("changes", "field", "words"), [
-    ({"platforms": [{"platform": "magnus"}]}, "platforms", "at least two"),
+    ({"platforms": [{"platform": "magnus"}]}, "platforms", "choose at least 2 platforms"),
     ({"platforms": [{"platform": "magnus"}, {"platform": "magnus"}]}, "platforms", "once"),
-    ({"platforms": [{"platform": "magnus"}, {"platform": "atlantis"}]}, "platforms", "does not exist"),
+    ({"platforms": [{"platform": "magnus"}, {"platform": "atlantis"}]}, "platforms[1].platform", "does not exist"),
     ({"workload": "nope"}, "workload", "does not exist"),
     ({"replications": 0}, "replications", "greater than or equal to 1"),
-    ({"workload_overrides": {"n_days": -1}}, "workload_overrides", "greater than or equal"),
-    ({"workload_overrides": {"bogus": 2}}, "workload_overrides", "bogus"),
+    ({"replications": 201}, "replications", "less than or equal to 200"),
+    ({"workload_overrides": {"n_days": -1}}, "workload_overrides.n_days", "greater than 0"),
+    ({"workload_overrides": {"bogus": 2}}, "workload_overrides.bogus", "not a parameter of chiles-epoch1"),
     ({"platforms": [{"platform": "magnus", "options": {"placements": [{"stage": "dance"}]}},
-                    {"platform": "aws-sydney"}]}, "platforms", "dance"),
+                    {"platform": "aws-sydney"}]}, "platforms[0].options.placements[0].stage", "not a stage"),
+    ({"platforms": [{"platform": "magnus"}, {"platform": "aws-sydney", "options": {"placements": [
+        {"stage": "invert", "nodes": 0}]}}]}, "platforms[1].options.placements[0].nodes", "greater than or equal to 1"),
     ({"platforms": [{"platform": "magnus", "options": {"warp": True}}, {"platform": "aws-sydney"}]},
-     "platforms", "unknown field"),
+     "platforms[0].options.warp", "unknown field"),
     ({"platforms": [{"platform": "magnus", "platform_overrides": {"facts": {"capex": 1}}},
-                    {"platform": "aws-sydney"}]}, "platforms", "cannot be overridden"),
-    ({"name": ""}, "name", "blank"),
+                    {"platform": "aws-sydney"}]}, "platforms[0].platform_overrides.facts.capex", "queue_wait_median"),
+    ({"platforms": [{"platform": "magnus", "platform_overrides": {"storage_tiers": {"tape": {"iops": 2}}}},
+                    {"platform": "aws-sydney"}]}, "platforms[0].platform_overrides.storage_tiers.tape", "no storage"),
+    ({"name": ""}, "name", "at least 1 character"),
+    ({"seed": 1.5}, "seed", "valid integer"),
+    ({"colour": "red"}, "colour", "unknown field"),
 ])
 def test_invalid_scenarios_are_400_naming_the_field(api, catalogue, changes, field, words):
     response = api.post("/api/v1/scenarios/", _scenario(**changes), format="json")
@@ -132,7 +139,7 @@ def test_a_run_option_the_simulator_refuses_is_400_on_options(api, catalogue):
     response = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "options": {
         "placements": [{"stage": "invert", "node_type": "quantum"}]}}, format="json")
     assert response.status_code == 400
-    assert "quantum" in response.json()["options"][0]
+    assert "quantum" in response.json()["options.placements[0].node_type"][0]
     assert not SimulationRun.objects.exists()
 
 

@@ -52,9 +52,10 @@ def test_the_cli_names_a_bad_option(catalogue):
 
 
 def test_invalid_options_are_refused_before_anything_is_saved(catalogue):
-    with pytest.raises(InvalidScenario, match="options.include_copy: must be true or false"):
+    with pytest.raises(InvalidScenario, match="options.include_copy: Input should be a valid boolean") as refused:
         create_run(platform=Platform.objects.get(slug="magnus"), workload=Workload.objects.get(slug="chiles-epoch1"),
                    options={"include_copy": "no"})
+    assert [e.path for e in refused.value.errors] == ["options.include_copy"]
     assert not SimulationRun.objects.exists()
 
 

@@ -52,8 +52,8 @@ def test_it_enumerates_every_combination():
 @pytest.mark.parametrize("space, message", [
     ({"stages": {}}, "space.stages"),
     ({"stages": {"nope": {"nodes": [1]}}}, "not a stage"),
-    ({"stages": {"split": {"colour": [1]}}}, "unknown dimension"),
-    ({"stages": {"split": {"nodes": [0]}}}, "at least 1"),
+    ({"stages": {"split": {"colour": [1]}}}, r"space.stages.split.colour: unknown field"),
+    ({"stages": {"split": {"nodes": [0]}}}, r"space.stages.split.nodes\[0\]: Input should be greater than or equal to 1"),
     ({"stages": {"split": {"pricing": ["free"]}}}, "pricing"),
     ({"stages": {"split": {"storage_in": ["floppy"]}}}, "not a storage tier"),
     ({"stages": {"split": {"nodes": list(range(1, 101))}, "invert": {"nodes": list(range(1, 101))}}}, "at most"),

@@ -1,24 +1,21 @@
 """Scenarios (one workload on several platforms) and simulation runs: what a client sends and gets back.
 
-Inputs are typed field by field (run options, placements, overrides) so that the schema says what is
-accepted and a wrong type is a 400 naming the field; whether the values make a runnable scenario is
-the scenario services' decision (their refusals are mapped to 400s by the views).
+What a client sends is the scenario contract (:mod:`simulator.contract`, pydantic models whose JSON schema is the
+OpenAPI schema); a refusal is a 400 keyed by the path of each field in error.  Whether the values make a runnable
+scenario on the chosen platforms is the scenario services' decision, through the same contract.
 """
 
 from __future__ import annotations
 
+from pydantic import Field
 from rest_framework import serializers
 
-from apps.api.serializers.catalogue import PlatformSlugField, SlugLookupField
-from apps.scenarios.adapters import PLATFORM_OVERRIDE_FACTS, TIER_OVERRIDE_FACTS
+from apps.api import contract_schema  # noqa: F401 - registers the contract's OpenAPI schema
 from apps.scenarios.models import Scenario, SimulationRun
-from apps.workloads.models import Workload
-from simulator.model.specs import POLICIES, PRICING_MODELS
+from simulator.contract import ContractError, RunRequest, ScenarioRequest, parse
 
-__all__ = ["RunOptionsSerializer", "ScenarioCreateSerializer", "ScenarioSerializer", "ScenarioStatusSerializer",
-           "ScenarioResultsSerializer", "RunCreateSerializer", "RunSerializer", "RunStatusSerializer"]
-
-MAX_SEED = 2**62
+__all__ = ["ScenarioCreate", "RunCreate", "parse_request", "ScenarioSerializer", "ScenarioStatusSerializer",
+           "ScenarioResultsSerializer", "RunSerializer", "RunStatusSerializer", "StrictSerializer"]
 
 
 class StrictSerializer(serializers.Serializer):
@@ -33,85 +30,24 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-class PlacementSerializer(StrictSerializer):
-    """Where and how one stage runs; fields left out keep the simulator's default for the platform."""
+class ScenarioCreate(ScenarioRequest):
+    """A scenario to create (the scenario contract, :class:`simulator.contract.ScenarioRequest`), and whether to
+    start its runs."""
 
-    stage = serializers.CharField(max_length=60, help_text="a stage of the workload, e.g. invert")
-    node_type = serializers.CharField(max_length=100, required=False, allow_null=True)
-    nodes = serializers.IntegerField(min_value=1, max_value=100000, required=False)
-    storage_in = serializers.CharField(max_length=100, required=False, allow_null=True,
-                                       help_text="storage tier the stage reads from")
-    storage_out = serializers.CharField(max_length=100, required=False, allow_null=True,
-                                        help_text="storage tier the stage writes to")
-    pricing = serializers.ChoiceField(choices=PRICING_MODELS, required=False)
-    policy = serializers.ChoiceField(choices=POLICIES, required=False, help_text="allocation policy")
-    launch_interval_s = serializers.FloatField(min_value=0, max_value=1e6, required=False)
-    queue_wait_s = serializers.FloatField(min_value=0, max_value=1e9, required=False, allow_null=True,
-                                          help_text="a fixed queue wait instead of the platform's model")
-    subbands_per_task = serializers.IntegerField(min_value=1, max_value=100000, required=False)
+    run: bool = Field(False, description="start the runs straight away")
 
 
-class RunOptionsSerializer(StrictSerializer):
-    """Options of a simulation on one platform (all optional: the defaults are the paper's placements)."""
-
-    placements = PlacementSerializer(many=True, required=False)
-    retention_after_run_s = serializers.FloatField(min_value=0, max_value=1e9, required=False,
-                                                   help_text="keep the data stored this long after the run")
-    spot_interruptions = serializers.BooleanField(required=False, help_text="spot instances can be reclaimed")
-    include_copy = serializers.BooleanField(required=False, help_text="include the copy-in stage")
-    single_allocation = serializers.BooleanField(required=False, help_text="one allocation for every stage")
+#: a simulation run to start: the scenario contract's :class:`~simulator.contract.RunRequest` as it is
+RunCreate = RunRequest
 
 
-_positive = {"min_value": 1e-12, "max_value": 1e18}
-
-
-class TierOverridesField(serializers.DictField):
-    child = serializers.DictField(child=serializers.FloatField(**_positive))
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        for tier, facts in value.items():
-            unknown = set(facts) - set(TIER_OVERRIDE_FACTS)
-            if unknown:
-                raise serializers.ValidationError(
-                    f"{tier}: {', '.join(sorted(unknown))} cannot be overridden (one of {', '.join(TIER_OVERRIDE_FACTS)})")
-        return value
-
-
-class PlatformOverridesSerializer(StrictSerializer):
-    """What-if changes to the catalogue for this scenario only (positive numbers in base units)."""
-
-    facts = serializers.DictField(child=serializers.FloatField(**_positive), required=False,
-                                  help_text=f"one of {', '.join(PLATFORM_OVERRIDE_FACTS)} -> value")
-    storage_tiers = TierOverridesField(required=False, help_text="tier name -> {fact -> value}; facts: "
-                                                                 + ", ".join(TIER_OVERRIDE_FACTS))
-
-    def validate_facts(self, value):
-        unknown = set(value) - set(PLATFORM_OVERRIDE_FACTS)
-        if unknown:
-            raise serializers.ValidationError(
-                f"{', '.join(sorted(unknown))} cannot be overridden (one of {', '.join(PLATFORM_OVERRIDE_FACTS)})")
-        return value
-
-
-class ScenarioEntrySerializer(StrictSerializer):
-    platform = PlatformSlugField()
-    options = RunOptionsSerializer(required=False)
-    platform_overrides = PlatformOverridesSerializer(required=False)
-
-
-class ScenarioCreateSerializer(StrictSerializer):
-    name = serializers.CharField(max_length=200)
-    workload = SlugLookupField(queryset=Workload.objects.all())
-    platforms = ScenarioEntrySerializer(many=True, help_text="two or more platforms, each once")
-    workload_overrides = serializers.DictField(child=serializers.FloatField(**_positive), required=False,
-                                               help_text="workload parameter name -> value in base units")
-    replications = serializers.IntegerField(min_value=1, max_value=200, default=5,
-                                            help_text="Monte Carlo replications per platform")
-    seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
-    tco_years = serializers.FloatField(min_value=0.1, max_value=50, default=5.0, help_text="TCO horizon (years)")
-    epochs_per_year = serializers.FloatField(min_value=0.01, max_value=10000, default=1.0)
-    run = serializers.BooleanField(default=False, help_text="start the runs straight away")
+def parse_request(model, data):
+    """A request body validated by the scenario contract; a refusal is a 400 keyed by the path of each field in error
+    (``platforms[1].options.placements[0].nodes``)."""
+    try:
+        return parse(model, data)
+    except ContractError as exc:
+        raise serializers.ValidationError(exc.as_dict()) from None
 
 
 class PlatformEntryOutSerializer(serializers.Serializer):
@@ -171,15 +107,6 @@ class ActionResultSerializer(serializers.Serializer):
 
 
 # --- simulation runs -----------------------------------------------------------------------------------
-
-class RunCreateSerializer(StrictSerializer):
-    workload = SlugLookupField(queryset=Workload.objects.all())
-    platform = PlatformSlugField()
-    options = RunOptionsSerializer(required=False)
-    replications = serializers.IntegerField(min_value=1, max_value=200, default=1)
-    seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
-    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-
 
 class RunSerializer(serializers.ModelSerializer):
     workspace = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,

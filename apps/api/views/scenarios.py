@@ -20,27 +20,24 @@ from apps.api.base import (
     ListCreateApiView,
     editable_workspace,
     not_ready,
-    service_error,
 )
 from apps.api.serializers.scenarios import (
     ActionResultSerializer,
-    RunCreateSerializer,
+    RunCreate,
     RunSerializer,
     RunStatusSerializer,
-    ScenarioCreateSerializer,
+    ScenarioCreate,
     ScenarioResultsSerializer,
     ScenarioSerializer,
     ScenarioStatusSerializer,
+    parse_request,
 )
+from apps.platforms.models import Platform
+from apps.platforms.services import visible_platforms
 from apps.scenarios import services
 from apps.scenarios.models import Scenario, SimulationRun
 from apps.scoring import services as scoring_services
-
-#: first word of a scenario service's message -> the API field it is about
-SCENARIO_FIELDS = {"platforms": "platforms", "replications": "replications", "workload": "workload_overrides",
-                   "workload_overrides": "workload_overrides", "options": "options", "platform_overrides": "platforms"}
-RUN_FIELDS = {"replications": "replications", "options": "options", "workload": "workload",
-              "platform": "platform", "platform_overrides": "platform"}
+from apps.workloads.models import Workload
 
 
 def _scenarios():
@@ -52,24 +49,20 @@ def _scenario(request, scenario_id, need=Role.VIEWER) -> Scenario:
     return get_or_404(_scenarios(), request.user, need=need, pk=scenario_id)
 
 
-def _entries(platforms: list[dict]) -> list[tuple]:
-    return [(e["platform"], _plain(e.get("options") or {}), _plain(e.get("platform_overrides") or {}))
-            for e in platforms]
+def _workload(slug: str) -> Workload:
+    workload = Workload.objects.filter(slug=slug).first()
+    if workload is None:
+        raise ValidationError({"workload": [f"workload {slug!r} does not exist"]})
+    return workload
 
 
-def _plain(value):
-    """Validated data as plain JSON types (nested serializers give OrderedDicts)."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _entry_error(exc: services.InvalidScenario):
-    if isinstance(exc, services.InvalidEntry):  # "<platform slug>: <why>"
-        return ValidationError({"platforms": [str(exc)]})
-    return service_error(exc, SCENARIO_FIELDS)
+def _platforms(request, named: list[tuple[str, str]]) -> list[Platform]:
+    """The platforms named (path, slug) among those the user sees; one that is not is a 400 at its path."""
+    found = {p.slug: p for p in visible_platforms(request.user).filter(slug__in=[slug for _, slug in named])}
+    missing = {path: [f"platform {slug!r} does not exist"] for path, slug in named if slug not in found}
+    if missing:
+        raise ValidationError(missing)
+    return [found[slug] for _, slug in named]
 
 
 @extend_schema_view(get=extend_schema(responses={200: ScenarioSerializer(many=True), **ERRORS}))
@@ -82,24 +75,25 @@ class ScenarioList(ListCreateApiView):
     def get_queryset(self):
         return visible(_scenarios().prefetch_related("entries__run"), self.request.user)
 
-    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=ScenarioCreateSerializer,
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=ScenarioCreate,
                    responses={201: ScenarioSerializer, **BAD_REQUEST, **NO_WORKSPACE, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         workspace = editable_workspace(request)
-        data = ScenarioCreateSerializer(data=request.data, context={"request": request})
-        data.is_valid(raise_exception=True)
-        d = data.validated_data
+        d = parse_request(ScenarioCreate, request.data)
+        workload = _workload(d.workload)
+        platforms = _platforms(request, [(f"platforms[{i}].platform", e.platform) for i, e in enumerate(d.platforms)])
         try:
             scenario = services.create_scenario(
-                name=d["name"], workload=d["workload"], entries=_entries(d["platforms"]),
-                workload_overrides=dict(d.get("workload_overrides") or {}), replications=d["replications"],
-                seed=d["seed"], tco_years=d["tco_years"], epochs_per_year=d["epochs_per_year"], user=request.user,
-                workspace=workspace,
+                name=d.name, workload=workload,
+                entries=[(platforms[i], e.options.to_data(), e.platform_overrides.to_data())
+                         for i, e in enumerate(d.platforms)],
+                workload_overrides=dict(d.workload_overrides), replications=d.replications, seed=d.seed,
+                tco_years=d.tco_years, epochs_per_year=d.epochs_per_year, user=request.user, workspace=workspace,
             )
-            if d["run"]:
+            if d.run:
                 services.run_scenario(scenario, user=request.user)
         except services.InvalidScenario as exc:
-            raise _entry_error(exc) from None
+            raise ValidationError(exc.as_dict()) from None
         return Response(self.get_serializer(_scenario(request, scenario.pk)).data, status=status.HTTP_201_CREATED)
 
 
@@ -118,7 +112,7 @@ class ScenarioRun(ApiView):
         try:
             services.run_scenario(scenario, user=request.user)
         except services.InvalidScenario as exc:
-            raise _entry_error(exc) from None
+            raise ValidationError(exc.as_dict()) from None
         return Response(_status(_scenario(request, scenario_id)), status=status.HTTP_202_ACCEPTED)
 
 
@@ -182,20 +176,19 @@ class RunList(ListCreateApiView):
     def get_queryset(self):
         return visible(SimulationRun.objects.select_related("platform", "workload"), self.request.user)
 
-    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=RunCreateSerializer,
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=RunCreate,
                    responses={201: RunSerializer, **BAD_REQUEST, **NO_WORKSPACE, **UNSUPPORTED, **ERRORS})
     def post(self, request):
         workspace = editable_workspace(request)
-        data = RunCreateSerializer(data=request.data, context={"request": request})
-        data.is_valid(raise_exception=True)
-        d = data.validated_data
+        d = parse_request(RunCreate, request.data)
+        workload = _workload(d.workload)
+        platform = _platforms(request, [("platform", d.platform)])[0]
         try:
-            run = services.create_run(platform=d["platform"], workload=d["workload"],
-                                      options=_plain(d.get("options") or {}), seed=d["seed"],
-                                      replications=d["replications"], user=request.user, label=d["label"],
+            run = services.create_run(platform=platform, workload=workload, options=d.options.to_data(), seed=d.seed,
+                                      replications=d.replications, user=request.user, label=d.label,
                                       workspace=workspace)
         except services.InvalidScenario as exc:
-            raise service_error(exc, RUN_FIELDS, default="options") from None
+            raise ValidationError(exc.as_dict()) from None
         services.dispatch_run(run)
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
 

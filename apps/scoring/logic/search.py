@@ -2,73 +2,71 @@
 
 A space is JSON: ``{"stages": {"split": {"node_type": ["m3.xlarge", "m3.2xlarge"], "nodes": [20, 40],
 "pricing": ["spot", "on_demand"], "storage_in": [...], "storage_out": [...], "launch_interval_s": [0, 300]},
-...}}``; each list is one dimension, unset fields keep the paper's placement for that stage
-(:func:`simulator.model.chiles.default_placements`).  A configuration is a dict stage -> overrides.
+...}}`` (:class:`simulator.contract.SearchSpace`); each list is one dimension, unset fields keep the stage's
+default placement (:func:`simulator.contract.stage_defaults`).  A configuration is a dict stage -> overrides.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 from typing import Any
 
-from simulator.model.chiles import STAGES, default_placements
+from simulator.contract import (
+    LIMITS,
+    ContractError,
+    FieldError,
+    RunOptions,
+    SearchDimensions,
+    SearchSpace,
+    parse,
+    scenario_spec,
+)
+from simulator.model.chiles import STAGES
 from simulator.model.simulate import simulate
-from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, WorkloadSpec
+from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 
 __all__ = ["SpaceError", "DIMENSIONS", "MAX_CONFIGURATIONS", "validate_space", "enumerate_space", "evaluate",
            "pareto_front", "cheapest_within", "fastest_within", "chunks"]
 
-DIMENSIONS = {"node_type": str, "nodes": int, "pricing": str, "policy": str, "storage_in": str, "storage_out": str,
-              "launch_interval_s": float}
+#: the per-stage options a search may vary (the scenario contract's placement fields, with its types and bounds)
+DIMENSIONS = tuple(SearchDimensions.model_fields)
 #: a search larger than this is refused (each point is one simulation)
-MAX_CONFIGURATIONS = 5000
+MAX_CONFIGURATIONS = LIMITS.max_search_configurations
 
 
-class SpaceError(ValueError):
-    """The space cannot be searched; the message names the field."""
+class SpaceError(ContractError):
+    """The space cannot be searched; each error names its field (``space.stages.split.nodes[0]``)."""
 
 
 def validate_space(space: Any, platform: PlatformSpec, workload: WorkloadSpec) -> int:
-    """Check ``space`` against the platform and workload; returns the number of configurations."""
-    if not isinstance(space, dict) or not isinstance(space.get("stages"), dict) or not space["stages"]:
-        raise SpaceError("space.stages: an object mapping stage names to dimensions")
-    stages = {s.name for s in workload.stages} or set(STAGES)
-    nodes = {n.name for n in platform.node_types}
-    tiers = {t.name for t in platform.storage}
-    count = 1
-    for stage, dims in space["stages"].items():
+    """Check ``space`` with the scenario contract and against the platform and workload; returns the number of
+    configurations."""
+    try:
+        parsed = parse(SearchSpace, space)
+    except ContractError as exc:
+        raise SpaceError(exc.under("space").errors) from None
+    stages = [s.name for s in workload.stages] or list(STAGES)
+    nodes = [n.name for n in platform.node_types]
+    tiers = [t.name for t in platform.storage]
+    errors = []
+    for stage, dims in parsed.stages.items():
         where = f"space.stages.{stage}"
         if stage not in stages:
-            raise SpaceError(f"{where}: not a stage of {workload.slug} ({', '.join(sorted(stages))})")
-        if not isinstance(dims, dict) or not dims:
-            raise SpaceError(f"{where}: an object of dimension -> list of values")
-        for key, values in dims.items():
-            if key not in DIMENSIONS:
-                raise SpaceError(f"{where}.{key}: unknown dimension; one of {', '.join(DIMENSIONS)}")
-            if not isinstance(values, list) or not values:
-                raise SpaceError(f"{where}.{key}: a non-empty list")
-            for v in values:
-                kind = DIMENSIONS[key]
-                if kind is str and not isinstance(v, str):
-                    raise SpaceError(f"{where}.{key}: {v!r} must be text")
-                if kind in (int, float) and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0):
-                    raise SpaceError(f"{where}.{key}: {v!r} must be a non-negative number")
-                if key == "nodes" and (v < 1 or v != int(v)):
-                    raise SpaceError(f"{where}.nodes: {v!r} must be a whole number of at least 1")
-                if key == "node_type" and v not in nodes:
-                    raise SpaceError(f"{where}.node_type: {v!r} is not a node type of {platform.slug} "
-                                     f"({', '.join(sorted(nodes))})")
-                if key in ("storage_in", "storage_out") and v not in tiers:
-                    raise SpaceError(f"{where}.{key}: {v!r} is not a storage tier of {platform.slug} "
-                                     f"({', '.join(sorted(tiers))})")
-                if key == "pricing" and v not in PRICING_MODELS:
-                    raise SpaceError(f"{where}.pricing: {v!r}; one of {', '.join(PRICING_MODELS)}")
-                if key == "policy" and v not in POLICIES:
-                    raise SpaceError(f"{where}.policy: {v!r}; one of {', '.join(POLICIES)}")
-            count *= len(values)
+            errors.append(FieldError(where, f"not a stage of {workload.slug} ({', '.join(stages)})"))
+        for i, v in enumerate(dims.node_type or []):
+            if v not in nodes:
+                errors.append(FieldError(f"{where}.node_type[{i}]", f"{v!r} is not a node type of {platform.slug} "
+                                                                     f"({', '.join(nodes)})"))
+        for key in ("storage_in", "storage_out"):
+            for i, v in enumerate(getattr(dims, key) or []):
+                if v not in tiers:
+                    errors.append(FieldError(f"{where}.{key}[{i}]", f"{v!r} is not a storage tier of {platform.slug} "
+                                                                    f"({', '.join(tiers)})"))
+    if errors:
+        raise SpaceError(errors)
+    count = parsed.configurations()
     if count > MAX_CONFIGURATIONS:
-        raise SpaceError(f"space: {count:,} configurations; at most {MAX_CONFIGURATIONS:,}")
+        raise SpaceError([FieldError("space", f"{count:,} configurations; at most {MAX_CONFIGURATIONS:,}")])
     return count
 
 
@@ -89,17 +87,11 @@ def enumerate_space(space: dict) -> list[dict[str, dict[str, Any]]]:
 
 def scenario_for(platform: PlatformSpec, workload: WorkloadSpec, config: dict, *, seed: int = 0,
                  include_copy: bool = True) -> ScenarioSpec:
-    """The scenario of one configuration: the paper's placements with the configuration's overrides."""
-    defaults = {pl.stage: pl for pl in default_placements(platform, workload)}
-    placements = []
-    for stage, overrides in config.items():
-        base = defaults.get(stage)
-        values = {k: (int(v) if k == "nodes" else float(v) if k == "launch_interval_s" else v)
-                  for k, v in overrides.items()}
-        placements.append(replace(base, **values) if base else None)
-    placements = [p for p in placements if p is not None]
-    return ScenarioSpec(platform=platform, workload=workload, placements=tuple(placements), seed=seed,
-                        include_copy=include_copy)
+    """The scenario of one configuration: each stage's default placement with the configuration's values, through
+    the scenario contract (the same completion as a run's partial placement)."""
+    options = parse(RunOptions, {"placements": [{"stage": stage, **values} for stage, values in config.items()],
+                                 "include_copy": include_copy})
+    return scenario_spec(options, platform, workload, seed=seed)
 
 
 def evaluate(platform: PlatformSpec, workload: WorkloadSpec, config: dict, *, seed: int = 0) -> dict:

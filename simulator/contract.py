@@ -1,0 +1,559 @@
+"""The scenario contract: what a user asks to simulate, defined once.
+
+A request names a workload (with parameter overrides), one or more platforms each with its options
+(per-stage placement: node type, nodes, storage tiers, pricing, allocation policy, launch staggering,
+a fixed queue wait; spot interruptions, the copy stage, single allocation, retention; catalogue what-ifs),
+replications, a seed and the TCO horizon.  It is versioned JSON (:meth:`ScenarioRequest.from_json`,
+:meth:`ScenarioRequest.to_json`); its limits are the constants below and nowhere else; every refusal is a
+:class:`ContractError` whose entries carry the path of the field in error
+(``platforms[1].options.placements[0].nodes``).  Unknown fields are refused.
+
+The form, the API serializers, the configuration search and the what-if edits translate to and from these
+models and keep no rules of their own; the OpenAPI schema is their JSON schema.  Checks that need the
+catalogue (a stage of the workload, a node type or storage tier of the platform, an option a platform
+cannot honour) are :func:`check_options` and :func:`check_overrides`; :func:`scenario_spec` turns a
+platform's options into the simulator's :class:`~simulator.model.specs.ScenarioSpec`, completing a partial
+placement from the stage's default; :func:`estimate` and :func:`admit` bound the work a request may queue.
+
+Pure Python on pydantic: no Django here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, field_validator
+
+from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
+
+__all__ = [
+    "CONTRACT_VERSION", "LIMITS", "Limits", "FieldError", "ContractError", "Placement", "RunOptions",
+    "PlatformOverrides", "WorkloadOverrides", "PlatformEntry", "ScenarioRequest", "RunRequest", "WhatIfEdit", "SearchSpace",
+    "PLATFORM_OVERRIDE_FACTS", "TIER_OVERRIDE_FACTS", "PLACEMENT_OPTIONS", "path_of", "parse", "check_options",
+    "check_overrides", "stage_defaults", "scenario_spec", "Estimate", "AdmissionLimits", "estimate", "admit",
+]
+
+#: bumped when a field changes meaning or is removed (adding an optional field keeps the version)
+CONTRACT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every bound of the contract, in one place (the form, the API schema and the services read these)."""
+
+    min_replications: int = 1
+    max_replications: int = 200
+    max_seed: int = 2**62
+    min_platforms: int = 2  # a scenario compares; a run has one platform
+    max_platforms: int = 50
+    max_name_chars: int = 200
+    max_slug_chars: int = 100
+    max_placements: int = 50
+    max_nodes: int = 100_000
+    max_subbands_per_task: int = 100_000
+    max_launch_interval_s: float = 1e6  # 11.6 days between launches
+    max_queue_wait_s: float = 3.6e8  # 100,000 hours
+    max_retention_s: float = 1e9  # 31.7 years
+    #: a workload or platform override (bytes, bytes/s, counts, IOPS): positive and at most this
+    max_override_value: float = 1e18
+    max_overrides: int = 100
+    min_tco_years: float = 0.1
+    max_tco_years: float = 50.0
+    min_epochs_per_year: float = 0.01
+    max_epochs_per_year: float = 10_000.0
+    min_what_if_factor: float = 0.01
+    max_what_if_factor: float = 100.0
+    #: a configuration search larger than this is refused (each point is one simulation)
+    max_search_configurations: int = 5000
+
+
+LIMITS = Limits()
+
+#: platform facts a scenario may override (what-ifs such as "halve the queue wait")
+PLATFORM_OVERRIDE_FACTS = ("queue_wait_median", "wan_bandwidth")
+#: storage-tier facts a scenario may override (what-ifs such as "raise the volume's IOPS")
+TIER_OVERRIDE_FACTS = ("iops", "iops_per_client", "provisioned_iops", "read_bw", "write_bw",
+                       "read_bw_per_client", "write_bw_per_client")
+
+
+# --- errors -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FieldError:
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ContractError(ValueError):
+    """A request the contract refuses; ``errors`` lists each field in error with its path."""
+
+    def __init__(self, errors: list[FieldError] | FieldError | str):
+        if isinstance(errors, str):  # a refusal about the request as a whole
+            errors = FieldError("", errors)
+        self.errors = [errors] if isinstance(errors, FieldError) else list(errors)
+        super().__init__("; ".join(str(e) for e in self.errors))
+
+    @classmethod
+    def at(cls, path: str, message: str) -> ContractError:
+        return cls(FieldError(path, message))
+
+    def under(self, prefix: str) -> ContractError:
+        """The same errors with their paths below ``prefix`` (``platforms[1]`` + ``options.x``)."""
+        return ContractError([FieldError(_join(prefix, e.path), e.message) for e in self.errors])
+
+    def as_dict(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for e in self.errors:
+            out.setdefault(e.path or "non_field_errors", []).append(e.message)
+        return out
+
+
+def _join(prefix: str, path: str) -> str:
+    if not prefix:
+        return path
+    if not path:
+        return prefix
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
+
+
+def path_of(loc: tuple) -> str:
+    """A pydantic error location as a field path: ``('platforms', 1, 'nodes')`` -> ``platforms[1].nodes``."""
+    path = ""
+    for part in loc:
+        if part == "[key]":  # pydantic marks an error in a mapping's key this way; the path names the key already
+            continue
+        path = f"{path}[{part}]" if isinstance(part, int) else _join(path, str(part))
+    return path
+
+
+def _message(err: dict) -> str:
+    if err["type"] == "extra_forbidden":
+        return "unknown field"
+    if err["type"] == "missing":
+        return "required"
+    msg = err["msg"]
+    return msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
+
+
+def parse(model: type[BaseModel], data: Any):
+    """``model`` validated from plain JSON data (a dict), or a ContractError naming each field in error."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = []
+        for err in exc.errors(include_url=False):
+            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+            errors.append(FieldError(path_of(loc), _message(err)))
+        raise ContractError(errors) from None
+
+
+# --- the models ------------------------------------------------------------------------------------
+
+class _Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False, str_strip_whitespace=True)
+
+    @classmethod
+    def from_json(cls, data: str | bytes | Mapping):
+        """Validated from JSON text or an already parsed object; raises ContractError."""
+        if isinstance(data, (str, bytes)):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as exc:
+                raise ContractError.at("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") \
+                    from None
+            except RecursionError:
+                raise ContractError.at("", "not valid JSON: nested too deep") from None
+        return parse(cls, data)
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain JSON types, leaving out what was not set (so a stored request stays as the user wrote it)."""
+        data = self.model_dump(mode="json", exclude_none=True, exclude_unset=True)
+        if "version" in type(self).model_fields:
+            data["version"] = self.version
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_data(), sort_keys=True)
+
+
+Slug = Annotated[str, Field(min_length=1, max_length=LIMITS.max_slug_chars, pattern=r"^[-a-zA-Z0-9_]+$")]
+Name = Annotated[str, Field(min_length=1, max_length=LIMITS.max_name_chars)]
+OverrideValue = Annotated[float, Field(gt=0, le=LIMITS.max_override_value)]
+Pricing = Literal[PRICING_MODELS]  # type: ignore[valid-type]
+Policy = Literal[POLICIES]  # type: ignore[valid-type]
+NodeCount = Annotated[int, Field(ge=1, le=LIMITS.max_nodes)]
+LaunchInterval = Annotated[float, Field(ge=0, le=LIMITS.max_launch_interval_s)]
+QueueWait = Annotated[float, Field(ge=0, le=LIMITS.max_queue_wait_s)]
+SubbandsPerTask = Annotated[int, Field(ge=1, le=LIMITS.max_subbands_per_task)]
+ResourceName = Annotated[str, Field(min_length=1, max_length=LIMITS.max_slug_chars)]
+
+
+class Placement(_Contract):
+    """Where and how one stage runs; a field left out keeps the stage's default on the platform (for CHILES the
+    paper's placement, §5)."""
+
+    stage: ResourceName = Field(description="a stage of the workload, e.g. invert")
+    node_type: ResourceName | None = Field(None, description="node or instance type of the platform")
+    nodes: NodeCount | None = Field(None, description="parallel nodes (static, dynamic) or most concurrent "
+                                                      "instances (elastic)")
+    storage_in: ResourceName | None = Field(None, description="storage tier the stage reads from")
+    storage_out: ResourceName | None = Field(None, description="storage tier the stage writes to")
+    pricing: Pricing | None = Field(None, description="on_demand or spot on a cloud; node_hour or none otherwise")
+    policy: Policy | None = Field(None, description="allocation policy")
+    launch_interval_s: LaunchInterval | None = Field(None, description="elastic: seconds between launches")
+    queue_wait_s: QueueWait | None = Field(None, description="a fixed queue wait instead of the platform's model "
+                                                             "(batch platforms)")
+    subbands_per_task: SubbandsPerTask | None = Field(None, description="CHILES split on a cloud: sub-bands one "
+                                                                        "instance processes one after the other")
+
+
+#: the per-stage options (what a search may vary and the builder shows), from the model itself
+PLACEMENT_OPTIONS = tuple(name for name in Placement.model_fields if name != "stage")
+
+
+class RunOptions(_Contract):
+    """Options of a simulation on one platform; all optional (the defaults are the stage defaults)."""
+
+    placements: list[Placement] = Field(default_factory=list, max_length=LIMITS.max_placements)
+    retention_after_run_s: Annotated[float, Field(ge=0, le=LIMITS.max_retention_s)] | None = Field(
+        None, description="keep the data stored this long after the run (storage billing)")
+    spot_interruptions: bool | None = Field(None, description="spot instances can be reclaimed")
+    include_copy: bool | None = Field(None, description="include the copy-in stage")
+    single_allocation: bool | None = Field(None, description="batch platforms: one allocation for every stage")
+
+    @field_validator("placements")
+    @classmethod
+    def _one_per_stage(cls, value: list[Placement]) -> list[Placement]:
+        seen = set()
+        for p in value:
+            if p.stage in seen:
+                raise ValueError(f"stage {p.stage!r} is placed twice")
+            seen.add(p.stage)
+        return value
+
+
+PlatformFact = Literal[PLATFORM_OVERRIDE_FACTS]  # type: ignore[valid-type]
+TierFact = Literal[TIER_OVERRIDE_FACTS]  # type: ignore[valid-type]
+
+
+class PlatformOverrides(_Contract):
+    """What-if changes to the catalogue for this scenario only (positive numbers in base units)."""
+
+    facts: dict[PlatformFact, OverrideValue] = Field(default_factory=dict, description="platform fact -> value")
+    storage_tiers: dict[ResourceName, dict[TierFact, OverrideValue]] = Field(
+        default_factory=dict, max_length=LIMITS.max_overrides, description="tier name -> {fact -> value}")
+
+
+class PlatformEntry(_Contract):
+    """One platform of a scenario with its options and what-if overrides."""
+
+    platform: Slug
+    options: RunOptions = Field(default_factory=RunOptions)
+    platform_overrides: PlatformOverrides = Field(default_factory=PlatformOverrides)
+
+
+_OverridesDict = Annotated[dict[ResourceName, OverrideValue], Field(max_length=LIMITS.max_overrides)]
+
+
+class WorkloadOverrides(RootModel[_OverridesDict]):
+    """Workload parameter -> value in base units (each a parameter of the workload: :func:`check_overrides`)."""
+
+    model_config = ConfigDict(frozen=True, strict=True, allow_inf_nan=False)
+
+
+class ScenarioRequest(_Contract):
+    """A scenario: one workload on two or more platforms, compared."""
+
+    version: Literal[CONTRACT_VERSION] = CONTRACT_VERSION  # type: ignore[valid-type]
+    name: Name
+    workload: Slug
+    workload_overrides: _OverridesDict = Field(default_factory=dict,
+                                                  description="workload parameter -> value in base units")
+    platforms: list[PlatformEntry] = Field(max_length=LIMITS.max_platforms, description="two or more platforms, each once",
+                                           json_schema_extra={"minItems": LIMITS.min_platforms})
+    replications: Annotated[int, Field(ge=LIMITS.min_replications, le=LIMITS.max_replications)] = \
+        Field(5, description="Monte Carlo replications per platform")
+    seed: Annotated[int, Field(ge=0, le=LIMITS.max_seed)] = 0
+    tco_years: Annotated[float, Field(ge=LIMITS.min_tco_years, le=LIMITS.max_tco_years)] = Field(
+        5.0, description="TCO horizon (years)")
+    epochs_per_year: Annotated[float, Field(ge=LIMITS.min_epochs_per_year, le=LIMITS.max_epochs_per_year)] = Field(
+        1.0, description="how often the workload runs per year, for TCO")
+
+    @field_validator("platforms")
+    @classmethod
+    def _each_once(cls, value: list[PlatformEntry]) -> list[PlatformEntry]:
+        if len(value) < LIMITS.min_platforms:
+            raise ValueError(f"choose at least {LIMITS.min_platforms} platforms to compare")
+        slugs = [e.platform for e in value]
+        twice = sorted({s for s in slugs if slugs.count(s) > 1})
+        if twice:
+            raise ValueError(f"each platform can appear once ({', '.join(twice)} twice)")
+        return value
+
+
+class RunRequest(_Contract):
+    """A simulation of one workload on one platform."""
+
+    version: Literal[CONTRACT_VERSION] = CONTRACT_VERSION  # type: ignore[valid-type]
+    workload: Slug
+    platform: Slug
+    options: RunOptions = Field(default_factory=RunOptions)
+    replications: Annotated[int, Field(ge=LIMITS.min_replications, le=LIMITS.max_replications)] = \
+        Field(1, description="Monte Carlo replications (queue waits, WAN variability, spot)")
+    seed: Annotated[int, Field(ge=0, le=LIMITS.max_seed)] = 0
+    label: Annotated[str, Field(max_length=LIMITS.max_name_chars)] = ""
+
+
+class WhatIfEdit(_Contract):
+    """One what-if edit of a scenario: scale a platform's median queue wait or a storage tier's IOPS."""
+
+    kind: Literal["queue", "iops"]
+    target: Annotated[str, Field(min_length=1, max_length=2 * LIMITS.max_slug_chars + 1)]
+    factor: Annotated[float, Field(ge=LIMITS.min_what_if_factor, le=LIMITS.max_what_if_factor)] = 0.5
+
+
+def _values(kind):
+    return Annotated[list[kind], Field(min_length=1, max_length=LIMITS.max_search_configurations)] | None
+
+
+class SearchDimensions(_Contract):
+    """The values a configuration search tries for one stage (each list one dimension; the types are the
+    placement's)."""
+
+    node_type: _values(ResourceName) = None
+    nodes: _values(NodeCount) = None
+    pricing: _values(Pricing) = None
+    policy: _values(Policy) = None
+    storage_in: _values(ResourceName) = None
+    storage_out: _values(ResourceName) = None
+    launch_interval_s: _values(LaunchInterval) = None
+
+
+class SearchSpace(_Contract):
+    """A configuration search's space: stage -> dimensions."""
+
+    stages: Annotated[dict[ResourceName, SearchDimensions], Field(min_length=1, max_length=LIMITS.max_placements)]
+
+    def configurations(self) -> int:
+        n = 1
+        for dims in self.stages.values():
+            for values in dims.model_dump(exclude_none=True).values():
+                n *= len(values)
+        return n
+
+
+# --- checks against the catalogue -----------------------------------------------------------------
+
+def check_overrides(request_overrides: Mapping[str, float], workload: WorkloadSpec, *,
+                    at: str = "workload_overrides") -> None:
+    """Every overridden name is a parameter of the workload."""
+    errors = [FieldError(f"{at}.{name}", f"not a parameter of {workload.slug}")
+              for name in request_overrides if name not in workload.parameters]
+    if errors:
+        raise ContractError(errors)
+
+
+def _tier_names(platform: PlatformSpec) -> list[str]:
+    return [t.name for t in platform.storage]
+
+
+def check_options(options: RunOptions, platform: PlatformSpec, workload: WorkloadSpec, *, at: str = "options",
+                  overrides: PlatformOverrides | None = None, overrides_at: str = "platform_overrides") -> None:
+    """What the platform and workload can honour: placed stages exist, node types and tiers are the platform's,
+    and a fixed queue wait goes where a queue is waited in (refused, naming the field, otherwise)."""
+    errors: list[FieldError] = []
+    stages = [s.name for s in workload.stages]
+    nodes = [n.name for n in platform.node_types]
+    tiers = _tier_names(platform)
+    single = _single_allocation(options, platform, workload)
+    opening = _allocation_stage(options, workload) if single else None
+    for i, p in enumerate(options.placements):
+        where = f"{at}.placements[{i}]"
+        if stages and p.stage not in stages:
+            errors.append(FieldError(f"{where}.stage", f"{p.stage!r} is not a stage of {workload.slug} "
+                                                       f"({', '.join(stages)})"))
+        if p.node_type is not None and p.node_type not in nodes:
+            errors.append(FieldError(f"{where}.node_type", f"{platform.slug} has no node type {p.node_type!r} "
+                                                           f"({', '.join(nodes) or 'none'})"))
+        for key in ("storage_in", "storage_out"):
+            name = getattr(p, key)
+            if name is not None and name not in tiers:
+                errors.append(FieldError(f"{where}.{key}", f"{platform.slug} has no storage tier {name!r} "
+                                                           f"({', '.join(tiers) or 'none'})"))
+        if p.queue_wait_s is not None:
+            reason = _queue_wait_refusal(p, platform, workload, opening)
+            if reason:
+                errors.append(FieldError(f"{where}.queue_wait_s", reason))
+    for name in (overrides.storage_tiers if overrides else {}):
+        if name not in tiers:
+            errors.append(FieldError(f"{overrides_at}.storage_tiers.{name}",
+                                     f"{platform.slug} has no storage tier {name!r} ({', '.join(tiers) or 'none'})"))
+    if errors:
+        raise ContractError(errors)
+
+
+def _single_allocation(options: RunOptions, platform: PlatformSpec, workload: WorkloadSpec) -> bool:
+    """Whether the CHILES model holds one allocation for every stage (batch platforms, the default)."""
+    return (workload.template == "chiles" and not platform.is_cloud
+            and (options.single_allocation is None or options.single_allocation))
+
+
+def _allocation_stage(options: RunOptions, workload: WorkloadSpec) -> str | None:
+    """The stage whose pool opens the single allocation: the first batch stage (the copy runs on the
+    data-transfer node, outside the queue)."""
+    from simulator.model.chiles import STAGES
+
+    placed = {p.stage: p for p in options.placements}
+    for stage in STAGES[1:]:
+        p = placed.get(stage)
+        if p is None or p.policy != "elastic":
+            return stage
+    return None
+
+
+def _queue_wait_refusal(p: Placement, platform: PlatformSpec, workload: WorkloadSpec, opening: str | None) -> str:
+    if platform.is_cloud:
+        return f"{platform.slug} is a cloud: nothing waits in a batch queue there"
+    if p.policy == "elastic":
+        return "an elastic stage does not wait in the batch queue"
+    if workload.template == "chiles" and p.stage == "copy":
+        return "the copy runs on the centre's data-transfer node, outside the batch queue"
+    if opening is not None and p.stage != opening:
+        return (f"one allocation holds every stage, so its queue wait is the one set on {opening}; set it there, "
+                "or set single_allocation to false for one allocation (and queue wait) per stage")
+    return ""
+
+
+# --- to the simulator ------------------------------------------------------------------------------
+
+def stage_defaults(platform: PlatformSpec, workload: WorkloadSpec) -> dict[str, StagePlacement]:
+    """The placement each stage gets when the request leaves it out: for CHILES the paper's (§5), otherwise
+    the plain :class:`StagePlacement` defaults."""
+    from simulator.model.chiles import default_placements
+    from simulator.model.reference import complete_platform
+
+    if workload.template == "chiles":
+        full = complete_platform(platform)
+        if full.node_types or full.storage:
+            return {p.stage: p for p in default_placements(full)}
+    return {s.name: StagePlacement(stage=s.name) for s in workload.stages}
+
+
+def complete(p: Placement, default: StagePlacement | None) -> StagePlacement:
+    """A placement with every field the request left out taken from the stage's default."""
+    given = p.model_dump(exclude_none=True)
+    return replace(default, **given) if default is not None else StagePlacement(**given)
+
+
+def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: WorkloadSpec, *, seed: int = 0,
+                  at: str = "options") -> ScenarioSpec:
+    """The simulator scenario of one platform's options (checked with :func:`check_options` first)."""
+    check_options(options, platform, workload, at=at)
+    defaults = stage_defaults(platform, workload) if options.placements else {}
+    placements = tuple(complete(p, defaults.get(p.stage)) for p in options.placements)
+    flags = {k: v for k, v in (("spot_interruptions", options.spot_interruptions),
+                               ("include_copy", options.include_copy),
+                               ("single_allocation", options.single_allocation)) if v is not None}
+    return ScenarioSpec(platform=platform, workload=workload, placements=placements, seed=int(seed),
+                        retention_after_run_s=float(options.retention_after_run_s or 0.0), **flags)
+
+
+# --- admission -------------------------------------------------------------------------------------
+
+#: memory of one replication per task of its graph (bytes), by template.  Measured on the reference catalogue
+#: (2026-11-25, ``bench/admission.py``): CHILES epoch (42 days) 3.5-3.6 kB of traced peak on the batch platforms and
+#: 5.9 kB on the cloud; the SDP job array (40,000 jobs) 1.8 kB of resident memory.  Rounded up so the estimate errs
+#: on the side of refusing.
+BYTES_PER_TASK = {"chiles": 8_000, "job_array": 2_500, "custom_dag": 8_000}
+#: engine events per task: each phase starts and ends, plus the task's own start and end (a bound)
+EVENTS_PER_PHASE = 2
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The work one replication of a scenario needs, estimated from the request without building it."""
+
+    tasks: int
+    events: int
+    memory_bytes: float
+
+
+@dataclass(frozen=True)
+class AdmissionLimits:
+    """Bounds on the work one request may queue (per workspace; the service reads them from the settings)."""
+
+    max_tasks_per_replication: int = 500_000
+    max_memory_bytes_per_replication: float = 1.5e9
+    max_tasks_per_request: int = 2_000_000
+
+
+def _count(value: Any, default: float = 1.0) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return default
+    return v if math.isfinite(v) and v > 0 else default
+
+
+def estimate(spec: ScenarioSpec) -> Estimate:
+    """Tasks, events and memory of one replication of ``spec``, from its parameters (never by building the
+    graph, which is what an absurd request would make too large)."""
+    w = spec.workload
+    phases_per_task = 4.0  # CHILES: select, regrid, write + an optional restore (the largest stage, SPLIT)
+    if w.template == "chiles":
+        explicit = w.param("day_sizes")
+        days = len(explicit) if explicit else _count(w.param("n_days", 1))
+        subbands = (_count(w.param("n_subbands")) if w.param("n_subbands") else
+                    max(1.0, round(_count(w.param("bandwidth")) / _count(w.param("subband_width")))))
+        placed = {p.stage: p for p in spec.placements}
+        split = placed.get("split") or stage_defaults(spec.platform, w).get("split") or spec.placement("split")
+        per_task = min(subbands, float(split.subbands_per_task or subbands))
+        groups = math.ceil(subbands / _count(w.param("max_concat_subbands", 12), 12.0))
+        tasks = days * (1 + math.ceil(subbands / per_task)) + subbands + groups + 1
+    elif w.template == "job_array":
+        st = w.stage("job") or (w.stages[0] if w.stages else None)
+        tasks = _count(w.param("n_jobs", st.n_tasks if st else 1))
+        phases_per_task = 3.0  # stage in, compute, stage out
+    else:
+        tasks = float(sum(max(1, s.n_tasks) for s in w.stages)) + len(w.stages)
+        phases_per_task = 3.0
+    tasks = math.ceil(tasks) if math.isfinite(tasks) else math.inf
+    return Estimate(tasks=tasks, events=math.ceil(tasks * (phases_per_task + 1) * EVENTS_PER_PHASE)
+                    if math.isfinite(tasks) else math.inf,
+                    memory_bytes=tasks * BYTES_PER_TASK.get(w.template, max(BYTES_PER_TASK.values())))
+
+
+def _blame(spec: ScenarioSpec, overrides: Mapping[str, float], at: str) -> str:
+    """The field a too-large estimate comes from: an overridden size parameter, else the workload."""
+    for name in ("n_days", "n_jobs", "n_subbands", "bandwidth", "day_sizes"):
+        if name in overrides:
+            return f"{at}.{name}"
+    return "workload"
+
+
+def admit(spec: ScenarioSpec, replications: int, limits: AdmissionLimits, *,
+          overrides: Mapping[str, float] | None = None, overrides_at: str = "workload_overrides",
+          platforms: int = 1) -> Estimate:
+    """The estimate of ``spec``, or a ContractError naming the field and the bound it exceeds."""
+    est = estimate(spec)
+    field = _blame(spec, overrides or {}, overrides_at)
+    if est.tasks > limits.max_tasks_per_replication:
+        raise ContractError.at(field, f"about {est.tasks:,.0f} tasks per replication on {spec.platform.slug}; "
+                                      f"at most {limits.max_tasks_per_replication:,} are admitted")
+    if est.memory_bytes > limits.max_memory_bytes_per_replication:
+        raise ContractError.at(field, f"about {est.memory_bytes / 1e6:,.0f} MB per replication on "
+                                      f"{spec.platform.slug}; at most "
+                                      f"{limits.max_memory_bytes_per_replication / 1e6:,.0f} MB are admitted")
+    total = est.tasks * replications * platforms
+    if total > limits.max_tasks_per_request:
+        raise ContractError.at("replications", f"{replications} replications x {platforms} platform(s) x about "
+                                               f"{est.tasks:,.0f} tasks = {total:,.0f} tasks; at most "
+                                               f"{limits.max_tasks_per_request:,} per request")
+    return est
