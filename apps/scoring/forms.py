@@ -12,6 +12,7 @@ from apps.platforms.services import visible_platforms
 from apps.scoring.logic.aggregate import METHODS
 from apps.scoring.models import Criterion
 from apps.workloads.models import Workload
+from simulator.contract import LIMITS
 
 
 class _PlatformsOfUser:
@@ -29,7 +30,7 @@ class ScoreForm(_PlatformsOfUser, forms.Form):
     method = forms.ChoiceField(choices=[(m, m.replace("_", " ")) for m in METHODS], initial="weighted_sum",
                                required=False,
                                help_text="aggregation used for the robustness analysis")
-    seed = forms.IntegerField(min_value=0, max_value=2**62, initial=0, required=False)
+    seed = forms.IntegerField(min_value=0, max_value=LIMITS.max_seed, initial=0, required=False)
 
 
 class TcoForm(ScoreForm):
@@ -70,7 +71,7 @@ class SearchForm(_PlatformsOfUser, forms.Form):
                             help_text="JSON: stages -> dimension -> list of values (see docs/scoring.md)")
     deadline_h = forms.FloatField(required=False, min_value=0.001, label="deadline (hours)")
     budget_aud = forms.FloatField(required=False, min_value=0.01, label="budget (AUD)")
-    seed = forms.IntegerField(min_value=0, max_value=2**62, initial=0)
+    seed = forms.IntegerField(min_value=0, max_value=LIMITS.max_seed, initial=0)
 
     def clean_space(self):
         try:
