@@ -183,8 +183,10 @@ class _Contract(BaseModel):
         return json.dumps(self.to_data(), sort_keys=True)
 
 
+#: text never holds a NUL (PostgreSQL refuses it in text and JSON), nor other control characters
+PRINTABLE = r"^[^\x00-\x1f\x7f]*$"
 Slug = Annotated[str, Field(min_length=1, max_length=LIMITS.max_slug_chars, pattern=r"^[-a-zA-Z0-9_]+$")]
-Name = Annotated[str, Field(min_length=1, max_length=LIMITS.max_name_chars)]
+Name = Annotated[str, Field(min_length=1, max_length=LIMITS.max_name_chars, pattern=PRINTABLE)]
 OverrideValue = Annotated[float, Field(gt=0, le=LIMITS.max_override_value)]
 Pricing = Literal[PRICING_MODELS]  # type: ignore[valid-type]
 Policy = Literal[POLICIES]  # type: ignore[valid-type]
@@ -192,7 +194,7 @@ NodeCount = Annotated[int, Field(ge=1, le=LIMITS.max_nodes)]
 LaunchInterval = Annotated[float, Field(ge=0, le=LIMITS.max_launch_interval_s)]
 QueueWait = Annotated[float, Field(ge=0, le=LIMITS.max_queue_wait_s)]
 SubbandsPerTask = Annotated[int, Field(ge=1, le=LIMITS.max_subbands_per_task)]
-ResourceName = Annotated[str, Field(min_length=1, max_length=LIMITS.max_slug_chars)]
+ResourceName = Annotated[str, Field(min_length=1, max_length=LIMITS.max_slug_chars, pattern=PRINTABLE)]
 
 
 class Placement(_Contract):
@@ -308,14 +310,14 @@ class RunRequest(_Contract):
     replications: Annotated[int, Field(ge=LIMITS.min_replications, le=LIMITS.max_replications)] = \
         Field(1, description="Monte Carlo replications (queue waits, WAN variability, spot)")
     seed: Annotated[int, Field(ge=0, le=LIMITS.max_seed)] = 0
-    label: Annotated[str, Field(max_length=LIMITS.max_name_chars)] = ""
+    label: Annotated[str, Field(max_length=LIMITS.max_name_chars, pattern=PRINTABLE)] = ""
 
 
 class WhatIfEdit(_Contract):
     """One what-if edit of a scenario: scale a platform's median queue wait or a storage tier's IOPS."""
 
     kind: Literal["queue", "iops"]
-    target: Annotated[str, Field(min_length=1, max_length=2 * LIMITS.max_slug_chars + 1)]
+    target: Annotated[str, Field(min_length=1, max_length=2 * LIMITS.max_slug_chars + 1, pattern=PRINTABLE)]
     factor: Annotated[float, Field(ge=LIMITS.min_what_if_factor, le=LIMITS.max_what_if_factor)] = 0.5
 
 

@@ -95,6 +95,8 @@ def test_errors_carry_the_path_of_each_field():
     ({"tco_years": True}, "tco_years"),
     ({"workload_overrides": {"n_days": float("nan")}}, "workload_overrides.n_days"),
     ({"workload": "no slug!"}, "workload"),
+    ({"name": "nul\x00"}, "name"),
+    ({"workload_overrides": {"n_\x00days": 2.0}}, "workload_overrides.n_\x00days"),
 ])
 def test_unknown_or_mistyped_fields_are_refused_by_path(changes, path):
     with pytest.raises(ContractError) as refused:
