@@ -17,7 +17,7 @@ import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_HASHES
 from django.core.exceptions import ImproperlyConfigured
 
-from apps.env import env_bool, env_int, env_list, env_str
+from apps.env import env_bool, env_int, env_int_table, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("SKYPLAN_VAR_DIR", str(BASE_DIR / "var")))
@@ -308,6 +308,9 @@ CELERY_RESULT_BACKEND_MAX_RETRIES = 10
 SKYPLAN_MAX_TASKS_PER_REPLICATION = env_int("SKYPLAN_MAX_TASKS_PER_REPLICATION", 500_000)
 SKYPLAN_MAX_REPLICATION_MEMORY_MB = env_int("SKYPLAN_MAX_REPLICATION_MEMORY_MB", 1500)
 SKYPLAN_MAX_TASKS_PER_REQUEST = env_int("SKYPLAN_MAX_TASKS_PER_REQUEST", 2_000_000)
+# Per workspace (by slug), any of the three: "survey-team:tasks_per_replication=1000000,memory_mb=4000;lab:..."
+SKYPLAN_ADMISSION_BY_WORKSPACE = env_int_table("SKYPLAN_ADMISSION_BY_WORKSPACE",
+                                               ("tasks_per_replication", "memory_mb", "tasks_per_request"))
 
 SKYPLAN_SWEEP_INTERVAL_S = env_int("SKYPLAN_SWEEP_INTERVAL_S", 30)
 SKYPLAN_HEARTBEAT_INTERVAL_S = env_int("SKYPLAN_HEARTBEAT_INTERVAL_S", 5)

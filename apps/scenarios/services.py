@@ -88,11 +88,13 @@ def _under(prefix: str, path: str) -> str:
 
 
 def admission_limits(workspace=None) -> AdmissionLimits:
-    """The bounds on the work one request may queue in ``workspace`` (settings from the environment)."""
+    """The bounds on the work one request may queue in ``workspace``: the workspace's own line of
+    ``SKYPLAN_ADMISSION_BY_WORKSPACE`` where it has one, the ``SKYPLAN_MAX_…`` settings otherwise."""
+    own = settings.SKYPLAN_ADMISSION_BY_WORKSPACE.get(workspace.slug, {}) if workspace is not None else {}
     return AdmissionLimits(
-        max_tasks_per_replication=settings.SKYPLAN_MAX_TASKS_PER_REPLICATION,
-        max_memory_bytes_per_replication=settings.SKYPLAN_MAX_REPLICATION_MEMORY_MB * 1e6,
-        max_tasks_per_request=settings.SKYPLAN_MAX_TASKS_PER_REQUEST,
+        max_tasks_per_replication=own.get("tasks_per_replication", settings.SKYPLAN_MAX_TASKS_PER_REPLICATION),
+        max_memory_bytes_per_replication=own.get("memory_mb", settings.SKYPLAN_MAX_REPLICATION_MEMORY_MB) * 1e6,
+        max_tasks_per_request=own.get("tasks_per_request", settings.SKYPLAN_MAX_TASKS_PER_REQUEST),
     )
 
 

@@ -107,3 +107,18 @@ def test_the_admission_limits_come_from_the_settings(catalogue, user, api, setti
     settings.SKYPLAN_MAX_TASKS_PER_REQUEST = 215 * 3
     assert api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "replications": 3},
                     format="json").status_code == 201
+
+
+def test_a_workspace_can_have_its_own_admission_limits(catalogue, user, api, settings, monkeypatch):
+    from apps.accounts.workspaces import workspace_for
+    from apps.scenarios import services
+
+    monkeypatch.setattr(services, "dispatch_run", lambda run: None)
+    personal = workspace_for(user, None)
+    settings.SKYPLAN_ADMISSION_BY_WORKSPACE = {personal.slug: {"tasks_per_replication": 214}}
+    refused = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus"}, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {"workload": ["about 215 tasks per replication on magnus; at most 214 are admitted"]}
+    settings.SKYPLAN_ADMISSION_BY_WORKSPACE = {"another-team": {"tasks_per_replication": 214}}
+    assert api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus"},
+                    format="json").status_code == 201
