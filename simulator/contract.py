@@ -28,6 +28,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, field_validator
 
+from simulator.model.chiles import STAGES, default_placements
+from simulator.model.reference import complete_platform
 from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 
 __all__ = [
@@ -410,8 +412,6 @@ def _single_allocation(options: RunOptions, platform: PlatformSpec, workload: Wo
 def _allocation_stage(options: RunOptions, workload: WorkloadSpec) -> str | None:
     """The stage whose pool opens the single allocation: the first batch stage (the copy runs on the
     data-transfer node, outside the queue)."""
-    from simulator.model.chiles import STAGES
-
     placed = {p.stage: p for p in options.placements}
     for stage in STAGES[1:]:
         p = placed.get(stage)
@@ -438,9 +438,6 @@ def _queue_wait_refusal(p: Placement, platform: PlatformSpec, workload: Workload
 def stage_defaults(platform: PlatformSpec, workload: WorkloadSpec) -> dict[str, StagePlacement]:
     """The placement each stage gets when the request leaves it out: for CHILES the paper's (§5), otherwise
     the plain :class:`StagePlacement` defaults."""
-    from simulator.model.chiles import default_placements
-    from simulator.model.reference import complete_platform
-
     if workload.template == "chiles":
         full = complete_platform(platform)
         if full.node_types or full.storage:
