@@ -48,7 +48,7 @@ class Limits:
     """Every bound of the contract, in one place (the form, the API schema and the services read these)."""
 
     min_replications: int = 1
-    max_replications: int = 200
+    max_replications: int = 1000  # the work they make is bounded by the admission limits
     max_seed: int = 2**62
     min_platforms: int = 2  # a scenario compares; a run has one platform
     max_platforms: int = 50

@@ -49,7 +49,7 @@ def test_a_scenario_is_created_as_a_draft(api, catalogue):
     ({"platforms": [{"platform": "magnus"}, {"platform": "atlantis"}]}, "platforms[1].platform", "does not exist"),
     ({"workload": "nope"}, "workload", "does not exist"),
     ({"replications": 0}, "replications", "greater than or equal to 1"),
-    ({"replications": 201}, "replications", "less than or equal to 200"),
+    ({"replications": 1001}, "replications", "less than or equal to 1000"),
     ({"workload_overrides": {"n_days": -1}}, "workload_overrides.n_days", "greater than 0"),
     ({"workload_overrides": {"bogus": 2}}, "workload_overrides.bogus", "not a parameter of chiles-epoch1"),
     ({"platforms": [{"platform": "magnus", "options": {"placements": [{"stage": "dance"}]}},
