@@ -91,7 +91,7 @@ def test_the_run_form_shows_field_errors_instead_of_failing(logged_in, catalogue
     assert "Options: not valid JSON" in body
     response = logged_in.post("/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "replications": "1",
                                          "seed": "0", "options": '{"placements": [{"stage": "invert", "nodes": -2}]}'})
-    assert "options.placements[0].nodes: must not be negative" in response.content.decode()
+    assert "options.placements[0].nodes: Input should be greater than or equal to 1" in response.content.decode()
     assert not SimulationRun.objects.exists()
 
 
