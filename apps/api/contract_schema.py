@@ -1,7 +1,7 @@
 """The OpenAPI schema of the scenario contract's pydantic models, as OpenAPI 3.0 reads it.
 
 drf-spectacular's own pydantic extension emits pydantic's JSON Schema 2020-12 (``const``, ``anyOf`` with
-``null``, numeric ``exclusiveMinimum``, ``propertyNames``), which an OpenAPI 3.0 document may not hold; this one
+``null``, numeric ``exclusiveMinimum``, ``propertyNames``, ``patternProperties``), which an OpenAPI 3.0 document may not hold; this one
 rewrites those few keywords into their 3.0 forms and describes the request (validation) side of each model.
 """
 
@@ -29,6 +29,9 @@ def openapi30(node: Any) -> Any:
         if isinstance(node.get(key), (int, float)) and not isinstance(node.get(key), bool):
             node[flag] = node.pop(key)
             node[key] = True
+    patterns = node.pop("patternProperties", None)
+    if patterns:  # a mapping whose keys have a pattern: OpenAPI 3.0 can only say what the values are
+        node.setdefault("additionalProperties", next(iter(patterns.values())))
     names = node.pop("propertyNames", None)
     if names and names.get("enum"):
         node["description"] = (node.get("description", "") + f" (keys: {', '.join(map(str, names['enum']))})").strip()
