@@ -30,8 +30,11 @@ def run_list(request):
                 platform=data["platform"], workload=data["workload"], options=data["options"], seed=data["seed"],
                 replications=data["replications"], user=request.user, workspace=editable_workspace(request),
             )
-        except InvalidScenario as exc:
-            form.add_error("options", str(exc))
+        except InvalidScenario as exc:  # each refusal next to the field its path starts with
+            for error in exc.errors:
+                head = error.path.split(".")[0].split("[")[0]
+                form.add_error(head if head in form.fields else "options", error.message if head in form.fields
+                               else str(error))
         else:
             dispatch_run(run)
             return redirect(run)
