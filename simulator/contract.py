@@ -28,8 +28,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, field_validator
 
-from simulator.model.chiles import STAGES, default_placements
-from simulator.model.reference import complete_platform
+from simulator.errors import ContractError, FieldError, join_path
+from simulator.model.chiles import default_placements
+from simulator.model.simulate import check_scenario
 from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 
 __all__ = [
@@ -84,54 +85,13 @@ TIER_OVERRIDE_FACTS = ("iops", "iops_per_client", "provisioned_iops", "read_bw",
 
 # --- errors -----------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class FieldError:
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
-
-
-class ContractError(ValueError):
-    """A request the contract refuses; ``errors`` lists each field in error with its path."""
-
-    def __init__(self, errors: list[FieldError] | FieldError | str):
-        if isinstance(errors, str):  # a refusal about the request as a whole
-            errors = FieldError("", errors)
-        self.errors = [errors] if isinstance(errors, FieldError) else list(errors)
-        super().__init__("; ".join(str(e) for e in self.errors))
-
-    @classmethod
-    def at(cls, path: str, message: str) -> ContractError:
-        return cls(FieldError(path, message))
-
-    def under(self, prefix: str) -> ContractError:
-        """The same errors with their paths below ``prefix`` (``platforms[1]`` + ``options.x``)."""
-        return ContractError([FieldError(_join(prefix, e.path), e.message) for e in self.errors])
-
-    def as_dict(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for e in self.errors:
-            out.setdefault(e.path or "non_field_errors", []).append(e.message)
-        return out
-
-
-def _join(prefix: str, path: str) -> str:
-    if not prefix:
-        return path
-    if not path:
-        return prefix
-    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
-
-
 def path_of(loc: tuple) -> str:
     """A pydantic error location as a field path: ``('platforms', 1, 'nodes')`` -> ``platforms[1].nodes``."""
     path = ""
     for part in loc:
         if part == "[key]":  # pydantic marks an error in a mapping's key this way; the path names the key already
             continue
-        path = f"{path}[{part}]" if isinstance(part, int) else _join(path, str(part))
+        path = f"{path}[{part}]" if isinstance(part, int) else join_path(path, str(part))
     return path
 
 
@@ -370,14 +330,13 @@ def _tier_names(platform: PlatformSpec) -> list[str]:
 
 def check_options(options: RunOptions, platform: PlatformSpec, workload: WorkloadSpec, *, at: str = "options",
                   overrides: PlatformOverrides | None = None, overrides_at: str = "platform_overrides") -> None:
-    """What the platform and workload can honour: placed stages exist, node types and tiers are the platform's,
-    and a fixed queue wait goes where a queue is waited in (refused, naming the field, otherwise)."""
+    """What the platform and workload have: placed stages exist, node types and tiers are the platform's.  (What
+    the model can honour, such as where a fixed queue wait applies, is :func:`simulator.model.simulate.check_scenario`'s
+    to say; :func:`scenario_spec` asks it.)"""
     errors: list[FieldError] = []
     stages = [s.name for s in workload.stages]
     nodes = [n.name for n in platform.node_types]
     tiers = _tier_names(platform)
-    single = _single_allocation(options, platform, workload)
-    opening = _allocation_stage(options, workload) if single else None
     for i, p in enumerate(options.placements):
         where = f"{at}.placements[{i}]"
         if stages and p.stage not in stages:
@@ -391,10 +350,6 @@ def check_options(options: RunOptions, platform: PlatformSpec, workload: Workloa
             if name is not None and name not in tiers:
                 errors.append(FieldError(f"{where}.{key}", f"{platform.slug} has no storage tier {name!r} "
                                                            f"({', '.join(tiers) or 'none'})"))
-        if p.queue_wait_s is not None:
-            reason = _queue_wait_refusal(p, platform, workload, opening)
-            if reason:
-                errors.append(FieldError(f"{where}.queue_wait_s", reason))
     for name in (overrides.storage_tiers if overrides else {}):
         if name not in tiers:
             errors.append(FieldError(f"{overrides_at}.storage_tiers.{name}",
@@ -403,45 +358,13 @@ def check_options(options: RunOptions, platform: PlatformSpec, workload: Workloa
         raise ContractError(errors)
 
 
-def _single_allocation(options: RunOptions, platform: PlatformSpec, workload: WorkloadSpec) -> bool:
-    """Whether the CHILES model holds one allocation for every stage (batch platforms, the default)."""
-    return (workload.template == "chiles" and not platform.is_cloud
-            and (options.single_allocation is None or options.single_allocation))
-
-
-def _allocation_stage(options: RunOptions, workload: WorkloadSpec) -> str | None:
-    """The stage whose pool opens the single allocation: the first batch stage (the copy runs on the
-    data-transfer node, outside the queue)."""
-    placed = {p.stage: p for p in options.placements}
-    for stage in STAGES[1:]:
-        p = placed.get(stage)
-        if p is None or p.policy != "elastic":
-            return stage
-    return None
-
-
-def _queue_wait_refusal(p: Placement, platform: PlatformSpec, workload: WorkloadSpec, opening: str | None) -> str:
-    if platform.is_cloud:
-        return f"{platform.slug} is a cloud: nothing waits in a batch queue there"
-    if p.policy == "elastic":
-        return "an elastic stage does not wait in the batch queue"
-    if workload.template == "chiles" and p.stage == "copy":
-        return "the copy runs on the centre's data-transfer node, outside the batch queue"
-    if opening is not None and p.stage != opening:
-        return (f"one allocation holds every stage, so its queue wait is the one set on {opening}; set it there, "
-                "or set single_allocation to false for one allocation (and queue wait) per stage")
-    return ""
-
-
 # --- to the simulator ------------------------------------------------------------------------------
 
 def stage_defaults(platform: PlatformSpec, workload: WorkloadSpec) -> dict[str, StagePlacement]:
     """The placement each stage gets when the request leaves it out: for CHILES the paper's (§5), otherwise
     the plain :class:`StagePlacement` defaults."""
-    if workload.template == "chiles":
-        full = complete_platform(platform)
-        if full.node_types or full.storage:
-            return {p.stage: p for p in default_placements(full)}
+    if workload.template == "chiles" and (platform.node_types or platform.storage):
+        return {p.stage: p for p in default_placements(platform)}
     return {s.name: StagePlacement(stage=s.name) for s in workload.stages}
 
 
@@ -460,8 +383,16 @@ def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: Workloa
     flags = {k: v for k, v in (("spot_interruptions", options.spot_interruptions),
                                ("include_copy", options.include_copy),
                                ("single_allocation", options.single_allocation)) if v is not None}
-    return ScenarioSpec(platform=platform, workload=workload, placements=placements, seed=int(seed),
+    spec = ScenarioSpec(platform=platform, workload=workload, placements=placements, seed=int(seed),
                         retention_after_run_s=float(options.retention_after_run_s or 0.0), **flags)
+    try:
+        check_scenario(spec)  # options the model would ignore (a queue wait no queue applies) are refused
+    except ContractError as exc:
+        if at == "options":
+            raise
+        raise ContractError([FieldError(join_path(at, e.path.removeprefix("options").lstrip(".")), e.message)
+                             for e in exc.errors]) from None
+    return spec
 
 
 # --- admission -------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from simulator.errors import ContractError
 from simulator.graph import Phase, TaskGraph
 from simulator.runner import run
 
@@ -99,7 +100,8 @@ class Summary:
 
 
 def check_scenario(scenario: ScenarioSpec) -> None:
-    """Refuse options the model would otherwise ignore; ``ValueError`` names the field.
+    """Refuse options the model would otherwise ignore; a :class:`~simulator.errors.ContractError` (a ValueError)
+    names the field by its path.
 
     A CHILES run on a cluster or HPC centre with ``single_allocation`` waits in the
     queue once, for the one allocation every batch stage shares: a per-stage
@@ -115,20 +117,20 @@ def check_scenario(scenario: ScenarioSpec) -> None:
             continue
         where = f"options.placements[{i}].queue_wait_s"
         if pl.policy == "elastic" or p.is_cloud:
-            raise ValueError(f"{where}: stage {pl.stage!r} runs on {'the cloud' if p.is_cloud else 'elastic'} "
-                             f"instances, which do not queue; remove the queue wait")
+            raise ContractError.at(where, f"stage {pl.stage!r} runs on {'the cloud' if p.is_cloud else 'elastic'} "
+                                          f"instances, which do not queue; remove the queue wait")
         if pl.stage == "copy":
-            raise ValueError(f"{where}: COPY runs on the centre's data-transfer node, outside the batch queue; "
-                             f"remove the queue wait")
+            raise ContractError.at(where, "COPY runs on the centre's data-transfer node, outside the batch queue; "
+                                          "remove the queue wait")
         waits[pl.stage] = (where, pl.queue_wait_s)
     if scenario.single_allocation and not p.is_cloud and waits:
         batch = [s for s in STAGES if s != "copy" and scenario.placement(s).policy != "elastic"]
         values = {waits.get(s, (None, None))[1] for s in batch}
         if len(values) > 1:
             where = next(iter(waits.values()))[0]
-            raise ValueError(f"{where}: with single_allocation the run waits once for one allocation shared by "
-                             f"{', '.join(batch)}; give every one of them the same queue wait, or set "
-                             f"single_allocation to false to queue each stage on its own")
+            raise ContractError.at(where, f"with single_allocation the run waits once for one allocation shared by "
+                                          f"{', '.join(batch)}; give every one of them the same queue wait, or set "
+                                          f"single_allocation to false to queue each stage on its own")
 
 
 def build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: random.Random | None = None,

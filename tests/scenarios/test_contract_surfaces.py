@@ -11,7 +11,7 @@ from apps.scenarios.forms import RunForm, ScenarioBuilder
 from apps.scenarios.models import Scenario, SimulationRun
 from apps.workloads.models import Workload
 
-QUEUE_WAIT_ON_INVERT = "one allocation holds every stage, so its queue wait is the one set on split"
+QUEUE_WAIT_ON_INVERT = "with single_allocation the run waits once for one allocation shared by split, invert, concat"
 
 
 @pytest.fixture
@@ -54,14 +54,14 @@ def test_a_queue_wait_single_allocation_would_ignore_is_refused_on_the_field_by_
     assert not Scenario.objects.exists()
 
 
-def test_a_queue_wait_on_the_stage_that_opens_the_allocation_is_kept(catalogue, user):
-    builder = ScenarioBuilder(_builder_data(**{"p-magnus-split-queue_wait_h": "2"}),
-                              workload=Workload.objects.get(slug="chiles-epoch1"), user=user)
+def test_the_same_queue_wait_on_every_stage_of_the_allocation_is_kept(catalogue, user):
+    waits = {f"p-magnus-{stage}-queue_wait_h": "2" for stage in ("split", "invert", "concat")}
+    builder = ScenarioBuilder(_builder_data(**waits), workload=Workload.objects.get(slug="chiles-epoch1"), user=user)
     scenario = builder.save(user=user)
     assert scenario is not None, [f.errors for f in builder.platforms] + builder.errors
-    split = next(p for p in scenario.entries.get(platform__slug="magnus").options["placements"]
-                 if p["stage"] == "split")
-    assert split["queue_wait_s"] == 7200.0
+    placements = scenario.entries.get(platform__slug="magnus").options["placements"]
+    assert {p["stage"]: p["queue_wait_s"] for p in placements} == {"split": 7200.0, "invert": 7200.0,
+                                                                   "concat": 7200.0}
 
 
 def test_a_run_option_is_refused_with_the_same_path_by_the_form_and_the_api(catalogue, user, api):

@@ -203,24 +203,29 @@ def test_names_the_platform_does_not_have_are_refused_by_path(catalogue):
                                "platforms[1].options.placements[1].storage_out"]
 
 
-@pytest.mark.parametrize("platform, placement, single, words", [
-    ("magnus", {"stage": "invert", "queue_wait_s": 3600.0}, None, "the one set on split"),
-    ("magnus", {"stage": "concat", "queue_wait_s": 3600.0}, True, "the one set on split"),
-    ("magnus", {"stage": "copy", "queue_wait_s": 3600.0}, None, "data-transfer node"),
-    ("aws-sydney", {"stage": "split", "queue_wait_s": 3600.0}, None, "is a cloud"),
-    ("magnus", {"stage": "invert", "policy": "elastic", "queue_wait_s": 60.0}, False, "elastic"),
+@pytest.mark.parametrize("platform, placements, single, words", [
+    ("magnus", [{"stage": "invert", "queue_wait_s": 3600.0}], None, "with single_allocation the run waits once"),
+    ("magnus", [{"stage": "split", "queue_wait_s": 3600.0}, {"stage": "concat", "queue_wait_s": 60.0}], True,
+     "give every one of them the same queue wait"),
+    ("magnus", [{"stage": "copy", "queue_wait_s": 3600.0}], None, "data-transfer node"),
+    ("aws-sydney", [{"stage": "split", "queue_wait_s": 3600.0}], None, "the cloud"),
+    ("magnus", [{"stage": "invert", "policy": "elastic", "queue_wait_s": 60.0}], False, "elastic"),
 ])
-def test_a_queue_wait_that_cannot_be_honoured_is_refused(catalogue, platform, placement, single, words):
+def test_a_queue_wait_the_model_cannot_honour_is_refused_naming_the_placement(catalogue, platform, placements, single,
+                                                                              words):
     platforms, workloads = catalogue
-    options = RunOptions.from_json({"placements": [placement]} | ({} if single is None else
-                                                                 {"single_allocation": single}))
+    options = RunOptions.from_json({"placements": placements} | ({} if single is None else
+                                                                  {"single_allocation": single}))
     with pytest.raises(ContractError, match=words) as refused:
-        check_options(options, platforms[platform], workloads["chiles-epoch1"])
+        scenario_spec(options, platforms[platform], workloads["chiles-epoch1"])
     assert _paths(refused) == ["options.placements[0].queue_wait_s"]
+    with pytest.raises(ContractError) as refused:
+        scenario_spec(options, platforms[platform], workloads["chiles-epoch1"], at="platforms[2].options")
+    assert _paths(refused) == ["platforms[2].options.placements[0].queue_wait_s"]
 
 
 @pytest.mark.parametrize("options, pool", [
-    ({"placements": [{"stage": "split", "queue_wait_s": 3600.0}]}, "allocation"),
+    ({"placements": [{"stage": s, "queue_wait_s": 3600.0} for s in ("split", "invert", "concat")]}, "allocation"),
     ({"placements": [{"stage": "invert", "queue_wait_s": 3600.0}], "single_allocation": False}, "invert"),
 ])
 def test_a_queue_wait_the_model_applies_is_accepted_and_applied(catalogue, options, pool):
