@@ -4,7 +4,6 @@ Replications are executed in-process here (``execute_replication``); test_flow.p
 
 from __future__ import annotations
 
-import json
 import uuid
 
 import pytest
@@ -171,7 +170,8 @@ def test_a_per_stage_queue_wait_one_allocation_cannot_honour_is_a_400_naming_the
     response = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "options": options},
                         format="json")
     assert response.status_code == 400, response.json()
-    assert "queue_wait_s: with single_allocation" in json.dumps(response.json())
+    assert list(response.json()) == ["options.placements[0].queue_wait_s"]
+    assert "with single_allocation" in response.json()["options.placements[0].queue_wait_s"][0]
     assert api.get("/api/v1/runs/").json()["count"] == 0
     options["single_allocation"] = False  # each stage queues on its own: both waits are honoured
     ok = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "options": options},
