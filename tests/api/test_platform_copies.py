@@ -76,7 +76,7 @@ def test_an_outsider_cannot_pick_another_workspaces_copy_for_a_run_or_a_scenario
     refused = client.post("/api/v1/scenarios/", {
         "name": "x", "workload": "chiles-epoch1",
         "platforms": [{"platform": adas_copy.slug}, {"platform": "magnus"}]}, format="json")
-    assert refused.status_code == 400 and list(refused.json()) == ["platforms"]
+    assert refused.status_code == 400 and list(refused.json()) == ["platforms[0].platform"]
     refused = client.post("/api/v1/benchmarks/", {"platform": adas_copy.slug, "kind": "cpu"}, format="json")
     assert refused.status_code == 400 and list(refused.json()) == ["platform"]
 
