@@ -32,7 +32,7 @@ def documented_scenario() -> dict:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.worker
 def test_the_documented_scenario_is_accepted_and_runs_on_a_worker(celery_worker_process, user, settings):
-    from apps.core.catalogue import load_catalogue
+    from apps.workloads.catalogue import load_catalogue
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     client = APIClient()
