@@ -364,7 +364,7 @@ def stage_defaults(platform: PlatformSpec, workload: WorkloadSpec) -> dict[str, 
     """The placement each stage gets when the request leaves it out: for CHILES the paper's (§5), otherwise
     the plain :class:`StagePlacement` defaults."""
     if workload.template == "chiles" and (platform.node_types or platform.storage):
-        return {p.stage: p for p in default_placements(platform)}
+        return {p.stage: p for p in default_placements(platform, workload)}
     return {s.name: StagePlacement(stage=s.name) for s in workload.stages}
 
 
