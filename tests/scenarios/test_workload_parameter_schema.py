@@ -38,5 +38,5 @@ def test_it_refuses_a_value_outside_the_bounds_naming_the_field(catalogue, name,
     form = WorkloadParametersForm({f"param-{name}": text}, workload=workload)
     assert not form.is_valid()
     assert message in " ".join(form.errors[name])
-    with pytest.raises(ValueError, match=f"workload.parameters.{name}: must be {message}"):
+    with pytest.raises(ValueError, match=f"workload_overrides.{name}: must be {message}"):
         apply_workload_overrides(workload_dict(workload), {name: float(text)})
