@@ -30,7 +30,7 @@ from simulator.contract import (
     scenario_spec,
     stage_defaults,
 )
-from simulator.model.catalogue import Observation, platform_from_dict, workload_from_dict
+from simulator.model.catalogue import Observation, platform_from_dict, seed_of, workload_from_dict
 from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 
 __all__ = [
@@ -127,6 +127,7 @@ def observations(queryset=None) -> list[Observation]:
                 note=o.note,
                 where=str((o.source or {}).get("where", "")),
                 fit=o.fit,
+                seed=seed_of(o.source),
             )
         )
     return out

@@ -587,12 +587,11 @@ def _bound_table(stages) -> list[dict]:
 
 
 def _validation_summary(scenario: Scenario, slugs: set[str]) -> dict:
-    from apps.scenarios.validation import validation_report
+    from apps.scenarios.validation import pass_rates, validation_report
 
     report = validation_report(scenario.workload.slug, seed=scenario.seed)
-    rows = [r for r in report["rows"] if r["platform"] in slugs]
-    scored = [r for r in rows if r["published"] is not None or r["target"].startswith("qualitative")]
-    return {"rows": rows, "met": sum(1 for r in scored if r["met"]), "total": len(scored)}
+    rows = [r for r in report["rows"] + report["qualitative"] if r["platform"] in slugs]
+    return {"rows": rows, **pass_rates(rows)}
 
 
 # --- what-if and compare ----------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from .specs import (
 )
 
 __all__ = [
+    "seed_of",
     "fact_value",
     "platform_from_dict",
     "workload_from_dict",
@@ -244,6 +245,16 @@ class Observation:
     note: str = ""
     where: str = ""
     fit: str = ""
+    #: the seed study the figure is from ("000" for the CHILES case study), from its source file's name
+    seed: str = ""
+
+
+def seed_of(source: dict[str, Any] | None) -> str:
+    """The seed number of a source citing a seed document (``000_...txt`` -> ``"000"``), else ""."""
+    source = source or {}
+    name = str(source.get("file") or "")
+    head = name.split("_", 1)[0]
+    return head if source.get("kind") == "seed" and head.isdigit() else ""
 
 
 def observations_from_dict(d: dict[str, Any]) -> list[Observation]:
@@ -267,7 +278,8 @@ def observations_from_dict(d: dict[str, Any]) -> list[Observation]:
         out.append(Observation(key=o.get("key", ""), quantity=o.get("quantity", ""), platform=o.get("platform", ""),
                                value=base, unit=unit, workload=o.get("workload", ""),
                                scatter=scatter if isinstance(scatter, int | float) else None,
-                               note=o.get("note", ""), where=str(src.get("where", "")), fit=o.get("fit", "")))
+                               note=o.get("note", ""), where=str(src.get("where", "")), fit=o.get("fit", ""),
+                               seed=seed_of(src)))
     return out
 
 

@@ -60,6 +60,10 @@ class ValidationRow:
     explanation: str = ""
     where: str = ""
     observation: str = ""
+    #: the seed study the published figure is from ("000"), "" when unknown
+    seed: str = ""
+    #: the tolerance in percent (20 for ±20%), None for a qualitative check
+    target_pct: float | None = None
 
 
 def _find(observations: list[Observation], quantity: str, platform: str) -> Observation | None:
@@ -77,15 +81,19 @@ def _platforms_with(observations: list[Observation], quantity: str, platforms: d
 
 
 def _row(o: Observation, quantity: str, simulated: float, unit: str, target_kind: str, assumptions: str, *,
-         in_sample: bool = False, explanation_if_missed: str = "", scale: float = 1.0) -> ValidationRow:
-    """``o.value`` (base units) divided by ``scale`` is compared with ``simulated`` (already in ``unit``)."""
+         fitted_from: frozenset[str], in_sample: bool = False, explanation_if_missed: str = "",
+         scale: float = 1.0) -> ValidationRow:
+    """``o.value`` (base units) divided by ``scale`` is compared with ``simulated`` (already in ``unit``).
+
+    In sample when the observation is an input of a fit that was run (``fitted_from``: the keys the fitted
+    values' provenance names) or, with ``in_sample``, when the model takes the figure as an input."""
     tol = TARGETS[target_kind]
     pub = float(o.value) / scale
     err = (simulated - pub) / pub * 100.0
     met = abs(err) <= tol * 100.0
     return ValidationRow(quantity, o.platform, pub, simulated, unit, err, f"±{tol:.0%}", met,
-                         in_sample or bool(o.fit), assumptions, "" if met else explanation_if_missed,
-                         o.where or o.note, o.key)
+                         in_sample or o.key in fitted_from, assumptions, "" if met else explanation_if_missed,
+                         o.where or o.note, o.key, o.seed, round(tol * 100.0, 6))
 
 
 def epoch_scenario(platform: PlatformSpec, workload: WorkloadSpec) -> ScenarioSpec:
@@ -113,8 +121,13 @@ def parallel_scenario(platform: PlatformSpec, workload: WorkloadSpec) -> Scenari
 
 
 def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observations: list[Observation], *,
-             seed: int = 0, progress=None) -> list[ValidationRow]:
-    """Published vs simulated for every observed quantity of ``workload`` the model covers."""
+             seed: int = 0, progress=None, fitted_from: frozenset[str] | set[str] = frozenset()) -> list[ValidationRow]:
+    """Published vs simulated for every observed quantity of ``workload`` the model covers.
+
+    ``fitted_from`` holds the keys of the observations the fits that produced the workload's fitted values
+    used (their provenance says which); those rows are marked in sample, as is a figure the model takes as
+    an input (the queue wait's median)."""
+    fitted_from = frozenset(fitted_from)
     obs = [o for o in observations if not o.workload or o.workload == workload.slug]
     demands = chiles_demands(workload)
     rows: list[ValidationRow] = []
@@ -135,7 +148,7 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
         seconds, bound = work_unit_time(p, workload, "split", seed=seed)
         rows.append(_row(_find(obs, "split_single_time", slug), "split_single_time", seconds, "s", "single",
                          f"{demands.split_ref_day_bytes / 1e9:.0f} GB day, one sub-band; bound by {bound}",
-                         explanation_if_missed=_split_why(p, workload)))
+                         explanation_if_missed=_split_why(p, workload), fitted_from=fitted_from))
         use = _find(obs, "split_cpu_use", slug)
         if use is not None and use.value < 1.0:
             sc = work_unit_scenario(p, workload, "split")
@@ -143,12 +156,12 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
             cpu = demands.split_regrid_cpu_seconds / speed / max(seconds, 1e-9)
             rows.append(ValidationRow(
                 "split_cpu_use", slug, float(use.value), cpu, "fraction of one core",
-                (cpu - use.value) / use.value * 100.0, "qualitative: < 1 (I/O-starved)", cpu < 1.0, bool(use.fit),
+                (cpu - use.value) / use.value * 100.0, "qualitative: < 1 (I/O-starved)", cpu < 1.0, use.key in fitted_from,
                 "the split stage's CPU demand (per reference core) / the node's core speed / the simulated time",
                 "" if cpu >= 0.3 else (
                     "qualitative target met (CPU idles waiting on storage), but the level is below the published "
                     "one: a CPU demand fitted where SPLIT is CPU-bound at ~100 MB/s cannot also give this share at "
-                    "the slower rate here under a single CPU-per-byte law"), use.where or use.note, use.key))
+                    "the slower rate here under a single CPU-per-byte law"), use.where or use.note, use.key, use.seed, None))
         tick()
     for slug in _platforms_with(obs, "invert_single_time", platforms):
         seconds, bound = work_unit_time(platforms[slug], workload, "invert", seed=seed)
@@ -156,7 +169,7 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
         rows.append(_row(o, "invert_single_time", seconds, "s", "single",
                          f"{demands.invert_ref_days} days x one sub-band (mean-size days); bound by {bound}",
                          explanation_if_missed="predicted from the fitted INVERT CPU split; this platform's "
-                                               "observation is not an input of the fit"))
+                                               "observation is not an input of the fit", fitted_from=fitted_from))
         tick()
     for slug in _platforms_with(obs, "epoch_run_time", platforms):
         p = platforms[slug]
@@ -170,7 +183,7 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
                              "the published run time is not broken down; it may include what single work-unit "
                              "profiles cannot show (resubmissions, contention from other users, debugging re-runs); "
                              "no parameter was tuned to close the gap"),
-                         scale=HOUR))
+                         scale=HOUR, fitted_from=fitted_from))
     for slug in _platforms_with(obs, "queue_wait", platforms):
         o = _find(obs, "queue_wait", slug)
         qw = queue_wait_quantile(platforms[slug].scheduler.queue_wait, 0.5)
@@ -178,28 +191,30 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
         rows.append(_row(o, "queue_wait", qw / HOUR, "h", "epoch",
                          "median of the platform's queue-wait model" + (
                              ": its median is this published wait, a plumbing check, not a prediction"
-                             if model_input else ""), in_sample=model_input, scale=HOUR))
+                             if model_input else ""), in_sample=model_input, scale=HOUR, fitted_from=fitted_from))
     for slug, r in epochs.items():
         p = platforms[slug]
         o = _find(obs, "node_hour_cost", slug)
         if o is not None and p.pricing.billing_unit == "node_hour":
             rows.append(_row(o, "node_hour_cost", r.cost_by_category.get("compute", 0.0), "AUD", "cost",
                              "allocated nodes x simulated run time x the node-hour rate",
-                             explanation_if_missed="follows the run-time gap one-for-one (cost = nodes x hours x rate)"))
+                             explanation_if_missed="follows the run-time gap one-for-one (cost = nodes x hours x rate)",
+                             fitted_from=fitted_from))
         kind = {t.name: t.kind for t in p.storage}
         o = _find(obs, "compute_hours", slug)
         if o is not None:
             rows.append(_row(o, "compute_hours", r.compute_hours_billed, "h", "cost",
                              "instance-hours billed at the platform's billing granularity", scale=HOUR,
                              explanation_if_missed="the published hours may include debugging runs; the model bills "
-                                                   "only the production epoch"))
+                                                   "only the production epoch", fitted_from=fitted_from))
         o = _find(obs, "compute_cost", slug)
         if o is not None:
             compute = sum(ln.aud for ln in r.cost_lines if ln.category == "compute")
             rows.append(_row(o, "compute_cost", compute, "AUD", "cost",
                              "the node types' prices, spot rising per concurrent instance of our own",
                              explanation_if_missed="the published bill may include debugging and actual prices over "
-                                                   "the month; the model bills only the production epoch"))
+                                                   "the month; the model bills only the production epoch",
+                             fitted_from=fitted_from))
         o = _find(obs, "ebs_cost", slug)
         if o is not None:
             ebs = sum(ln.aud for ln in r.cost_lines if ln.category in ("storage", "iops")
@@ -208,20 +223,21 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
                              "volumes and snapshots integrated over the time the data sits there during the run",
                              explanation_if_missed="the published bill covers the billing period incl. debugging and "
                                                    "volumes kept between runs; the model bills only what the "
-                                                   "production run holds"))
+                                                   "production run holds", fitted_from=fitted_from))
         o = _find(obs, "s3_cost", slug)
         if o is not None:
             s3 = sum(ln.aud for ln in r.cost_lines if ln.category == "storage" and kind.get(ln.item) == "object_store")
             rows.append(_row(o, "s3_cost", s3, "AUD", "cost",
                              "split outputs, images and cubes in the object store from creation to the end of the run",
-                             explanation_if_missed="the object-store price is an assumption"))
+                             explanation_if_missed="the object-store price is an assumption", fitted_from=fitted_from))
     for slug in _platforms_with(obs, "sequential_estimate", platforms):
         p = platforms[slug]
         seq = simulate(sequential_scenario(p, workload), seed=seed, demands=demands, record_utilisation=False)
         tick()
         rows.append(_row(_find(obs, "sequential_estimate", slug), "sequential_estimate", seq.run_time_s / HOUR, "h",
                          "epoch", f"one node, every work-unit one after another on {p.storage[0].name}",
-                         explanation_if_missed="the published figure is itself an estimate", scale=HOUR))
+                         explanation_if_missed="the published figure is itself an estimate", scale=HOUR,
+                         fitted_from=fitted_from))
         par_sc = parallel_scenario(p, workload)
         par = simulate(par_sc, seed=seed, demands=demands, record_utilisation=False)
         tick()
@@ -237,7 +253,8 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
             f"{n_par} nodes on one shared tier; {shape}",
             "" if ratio > 1.0 else (
                 f"with this degradation the aggregate of {n_par} streams still exceeds one client's rate, so running "
-                f"them together finishes sooner than one after another"), ""))
+                f"them together finishes sooner than one after another"), "", "",
+            _find(obs, "sequential_estimate", slug).seed, None))
     return rows
 
 

@@ -22,7 +22,7 @@ def test_the_demo_validate_model_and_the_validation_page_give_the_same_simulated
     scenario = run_scenario(create_demo_scenario(user), user, dispatch=False)
     call_command("validate_model", "--format", "json", "--seed", str(scenario.seed))
     report = json.loads(capsys.readouterr().out)
-    rows = {(r["quantity"], r["platform"]): r for r in report["rows"]}
+    rows = {(r["quantity"], r["platform"]): r for r in report}
     page = logged_in.get("/validation/").content.decode()
     runs = {e.platform.slug: e.run for e in scenario.entries.select_related("platform", "run")}
     for slug in ("magnus", "aws-sydney"):

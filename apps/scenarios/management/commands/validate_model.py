@@ -1,4 +1,7 @@
-"""``python manage.py validate_model --format json``: published vs simulated for the reference workload."""
+"""``python manage.py validate_model --format json``: published vs simulated for the reference workload.
+
+JSON: a list of rows, each with ``seed``, ``quantity``, ``platform``, ``published``, ``simulated``, ``unit``,
+``in_sample`` (from the fits actually run) and ``target_pct`` (null for a qualitative check)."""
 
 import json
 
@@ -21,14 +24,20 @@ class Command(BaseCommand):
             report = validation_report(workload, seed)
         except Workload.DoesNotExist:
             raise CommandError(f"no workload {workload!r}; load the catalogue first (make run)") from None
+        rows = report["rows"] + report["qualitative"]
         if format == "json":
-            self.stdout.write(json.dumps(report, indent=2))
+            keys = ("seed", "quantity", "platform", "published", "simulated", "unit", "in_sample", "target_pct")
+            extra = ("error_pct", "met", "target", "observation", "where")
+            self.stdout.write(json.dumps([{k: r[k] for k in keys + extra} for r in rows], indent=2))
             return
-        for r in report["rows"]:
+        for r in rows:
             err = "—" if r["error_pct"] is None else f"{r['error_pct']:+.1f}%"
             pub = "—" if r["published"] is None else f"{r['published']:,.4g}"
             self.stdout.write(
-                f"{'met ' if r['met'] else 'MISS'} {r['quantity']:<24} {r['platform']:<11} published {pub:>9} "
-                f"simulated {r['simulated']:>9,.4g} {r['unit']:<6} {err:>8} target {r['target']}"
+                f"{'met ' if r['met'] else 'MISS'} {r['seed'] or '—':<3} {r['quantity']:<24} {r['platform']:<11} "
+                f"published {pub:>9} simulated {r['simulated']:>9,.4g} {r['unit']:<6} {err:>8} target {r['target']}"
+                f"{'  [in sample]' if r['in_sample'] else ''}"
             )
-        self.stdout.write(f"{report['met']}/{report['total']} targets met")
+        self.stdout.write(f"{report['met']}/{report['total']} out-of-sample targets met "
+                          f"({report['in_sample']} in-sample rows not counted); "
+                          f"qualitative checks: {report['qualitative_met']}/{report['qualitative_total']} met")

@@ -1,0 +1,70 @@
+"""``validate_model --format json``: one row per comparison, ``in_sample`` from the fits actually run."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from django.core.management import call_command
+
+from apps.platforms.models import Platform
+from apps.scenarios.validation import fit_model
+from apps.workloads.models import ReferenceObservation, Workload
+
+KEYS = {"seed", "quantity", "platform", "published", "simulated", "unit", "in_sample", "target_pct"}
+
+
+def _rows() -> list[dict]:
+    out = io.StringIO()
+    call_command("validate_model", "--format", "json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_it_marks_in_sample_exactly_the_rows_the_fits_used(catalogue):
+    fitted = fit_model("chiles-epoch1")
+    # independently of the validation code: what the fit that just ran took as inputs, and the fit marks
+    used = {key for f in fitted for key in f.observations}
+    marked = set(ReferenceObservation.objects.exclude(fit="").values_list("key", flat=True))
+    assert used and used <= marked
+
+    rows = _rows()
+    assert isinstance(rows, list) and rows
+    for r in rows:
+        assert KEYS <= set(r), r
+        assert r["seed"] == "000"
+        assert (r["target_pct"] is None) == r["target"].startswith("qualitative")
+        expected = r["observation"] in used
+        if r["quantity"] == "queue_wait":  # the model's median is the published wait: an input, not a prediction
+            median = Platform.objects.get(slug=r["platform"]).queue_wait_median
+            expected = abs(median / 3600.0 - r["published"]) <= 1e-9 * r["published"]
+        assert r["in_sample"] is expected, r
+    assert sum(r["in_sample"] for r in rows) >= len(used)
+
+
+def test_a_row_is_out_of_sample_when_no_fit_used_it(catalogue):
+    fit_model("chiles-epoch1")
+    before = {(r["quantity"], r["platform"]): r["in_sample"] for r in _rows()}
+    assert before[("invert_single_time", "aws-sydney")] is True
+    # the same values typed in by hand (provenance not "fitted"): nothing is in sample by a fit any more
+    w = Workload.objects.get(slug="chiles-epoch1")
+    why = {"kind": "assumption", "reason": "test: the same numbers, not produced by a fit"}
+    w.provenance = {**w.provenance, "invert_cpu_serial": why, "invert_cpu_parallel": why}
+    w.save(update_fields=["provenance"])
+    after = {(r["quantity"], r["platform"]): r["in_sample"] for r in _rows()}
+    assert after[("invert_single_time", "aws-sydney")] is False
+    assert after[("invert_single_time", "magnus")] is False
+    assert after[("queue_wait", "magnus")] is True
+
+
+def test_the_text_format_shows_the_same_rows_and_counts_out_of_sample_only(catalogue):
+    fit_model("chiles-epoch1")
+    rows = _rows()
+    out = io.StringIO()
+    call_command("validate_model", "--format", "text", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == len(rows) + 1
+    for r, line in zip(rows, lines, strict=False):
+        assert r["quantity"] in line and r["platform"] in line
+        assert ("[in sample]" in line) == r["in_sample"]
+    scored = [r for r in rows if r["target_pct"] is not None and r["published"] is not None and not r["in_sample"]]
+    assert lines[-1].startswith(f"{sum(r['met'] for r in scored)}/{len(scored)} out-of-sample targets met")
