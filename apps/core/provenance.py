@@ -7,7 +7,14 @@ or ``{"kind": "fitted", "method": ...}``.
 
 from __future__ import annotations
 
-__all__ = ["SOURCE_KINDS", "source_errors", "describe_source", "short_source"]
+import json
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["SOURCE_KINDS", "source_errors", "describe_source", "short_source", "bibliography", "citation"]
+
+#: the seed documents' citations, by the three-digit prefix of their file name
+BIBLIOGRAPHY = Path(__file__).resolve().parents[2] / "fixtures" / "bibliography.json"
 
 #: required keys per source kind
 SOURCE_KINDS: dict[str, tuple[str, ...]] = {
@@ -33,13 +40,27 @@ def source_errors(source: object) -> list[str]:
     ]
 
 
+@lru_cache(maxsize=1)
+def bibliography() -> dict[str, dict]:
+    """Seed prefix -> ``{"short", "citation"}`` (fixtures/bibliography.json)."""
+    entries = json.loads(BIBLIOGRAPHY.read_text(encoding="utf-8"))
+    return {k: v for k, v in entries.items() if not k.startswith("_")}
+
+
+def citation(file: str) -> dict | None:
+    """The citation of a seed document from its file name (``000_a6c81710fa62f1c4.txt``), or None."""
+    return bibliography().get(str(file or "")[:3])
+
+
 def short_source(source: dict | None) -> str:
     """A few words for display beside a value, e.g. ``"seed 000 · Table 1"``."""
     if not source:
         return "no source"
     kind = source.get("kind")
     if kind == "seed":
-        return f"seed {str(source.get('file', ''))[:3]} · {source.get('where', '')}"
+        cited = citation(source.get("file", ""))
+        name = cited["short"] if cited else f"seed {str(source.get('file', ''))[:3]}"
+        return f"{name} · {source.get('where', '')}"
     if kind == "measurement":
         return f"measured on {source.get('host')} {source.get('date')}"
     if kind == "assumption":
@@ -56,7 +77,9 @@ def describe_source(source: dict | None) -> str:
     kind = source.get("kind")
     note = source.get("note") or ""
     if kind == "seed":
-        text = f"From {source.get('file')}, {source.get('where')}."
+        cited = citation(source.get("file", ""))
+        text = (f"From {cited['citation']}, {source.get('where')} (seed file {source.get('file')})." if cited
+                else f"From {source.get('file')}, {source.get('where')}.")
     elif kind == "measurement":
         text = f"Measured on host {source.get('host')} on {source.get('date')}."
     elif kind == "assumption":

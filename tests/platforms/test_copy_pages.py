@@ -270,7 +270,7 @@ def test_the_edit_page_shows_each_value_in_units_with_its_source_beside_it(clien
     node = magnus_copy.node_types.get()
     shown = node._meta.get_field("memory").formfield().prepare_value(node.memory)
     assert shown == "64 GB" and f'name="node-{node.pk}-memory" value="{shown}"' in html
-    assert 'class="prov" title="From ' in html and "seed 000" in html
+    assert 'class="prov" title="From ' in html and "Dodson et al. (CHILES)" in html
     assert 'name="platform-wan_bandwidth-kind"' in html and 'type="date"' in html
     assert "<script" not in html.split("<main", 1)[1]  # no inline script (the CSP forbids them)
 

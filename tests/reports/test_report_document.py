@@ -62,7 +62,9 @@ def test_every_input_says_where_it_came_from(doc):
     owners = {i["owner"] for i in doc["inputs"]}
     assert owners == {"chiles-epoch1", "pleiades", "magnus", "aws-sydney"}
     seed_rows = [i for i in doc["inputs"] if i["source_kind"] == "seed"]
-    assert all("000_a6c81710fa62f1c4" in i["source"] or "seed" in i["source_short"] for i in seed_rows)
+    # a seed source reads as its paper's citation, the file name kept in the full text
+    assert all("(seed file 0" in i["source"] and "_" not in i["source_short"] for i in seed_rows)
+    assert any(i["source_short"].startswith("Dodson et al. (CHILES) · ") for i in seed_rows)
 
 
 def test_an_override_is_labelled_as_set_by_the_scenario(finished_demo, simulate_here):

@@ -32,7 +32,7 @@ def test_it_answers_the_health_check_without_login(client):
 def test_it_lists_platforms_with_their_wan_and_its_source(logged_in, catalogue):
     html = logged_in.get(reverse("platforms:list")).content.decode()
     assert "Magnus" in html and "Pleiades" in html
-    assert 'class="prov"' in html and "seed 000" in html
+    assert 'class="prov"' in html and "Dodson et al. (CHILES)" in html
 
 
 def test_it_shows_a_platform_with_units_and_provenance(logged_in, catalogue):

@@ -39,8 +39,9 @@ def display_value(obj, name: str) -> str:
 def fact(obj, name: str):
     """``{% fact platform "wan_bandwidth" %}``: the value, its unit and its source, hover for detail."""
     return format_html(
-        '<span class="fact-value">{}</span> <span class="prov" title="{}" tabindex="0">{}</span>',
+        '<span class="fact-value">{}</span> <span class="prov" title="{}" data-source="{}" tabindex="0">{}</span>',
         display_value(obj, name),
+        obj.source_text(name),
         obj.source_text(name),
         obj.source_short(name) if getattr(obj, name) not in (None, "") else "",
     )
