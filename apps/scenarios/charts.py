@@ -186,7 +186,7 @@ def cost_per_year_figure(costs: pd.DataFrame) -> go.Figure:
         if not (part["aud_per_year"].fillna(0) > 0).any():
             continue
         fig.add_trace(go.Bar(
-            name=category, orientation="h", y=platforms, x=part["aud_per_year"].fillna(0).tolist(), width=0.45,
+            name=category, orientation="h", y=platforms, x=part["aud_per_year"].fillna(0).tolist(), width=0.4,
             marker_color=CATEGORY_COLOURS.get(category), legendgroup=category,
             hovertemplate=f"%{{y}}<br>{category}: AUD %{{x:,.0f}} a year<extra></extra>",
         ))
@@ -195,7 +195,7 @@ def cost_per_year_figure(costs: pd.DataFrame) -> go.Figure:
         x=totals.tolist(), y=platforms, mode="text", text=[f" AUD {v:,.0f}" for v in totals],
         textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False))
     for name in platforms:
-        fig.add_annotation(x=0, y=name, text=name, showarrow=False, xanchor="left", yanchor="bottom", yshift=9,
+        fig.add_annotation(x=0, y=name, text=name, showarrow=False, xanchor="left", yanchor="bottom", yshift=13,
                            xref="x", yref="y", font={"size": 12})
     fig.update_layout(barmode="stack", height=110 + 70 * len(platforms), margin={"l": 10, "r": 90, "t": 10, "b": 50},
                       xaxis={"title": {"text": "cost a year (AUD)"}, "rangemode": "tozero", "tickformat": ",.0f"},

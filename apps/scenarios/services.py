@@ -627,6 +627,10 @@ COMPARED = [("Time to result (P50)", "makespan_p50_s", "hours"), ("Time to resul
             ("Cost of ownership", "tco_aud", "aud"), ("Chance of first", "p_first_near", "share")]
 
 
+#: the smallest difference the comparison shows as a change (below it the shown values are equal)
+SHOWN_CHANGE = {"hours": 1.0, "aud": 0.5, "share": 0.005}
+
+
 def _compared_values(row: dict | None) -> dict:
     if row is None:
         return {}
@@ -665,7 +669,7 @@ def compare_scenarios(a: Scenario, b: Scenario) -> dict:
             delta = bv - av if av is not None and bv is not None else None
             pct = 100.0 * delta / av if delta is not None and av and kind != "share" else None
             row["metrics"].append({"label": label, "kind": kind, "a": av, "b": bv, "delta": delta, "pct": pct,
-                                   "changed": delta is not None and abs(delta) > 1e-9 * max(1.0, abs(av))})
+                                   "changed": delta is not None and abs(delta) >= SHOWN_CHANGE[kind]})
         outcomes.append(row)
     winner = None
     if reca and recb:
