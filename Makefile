@@ -48,10 +48,10 @@ bench: install
 load: install
 	$(BIN)/python bench/load.py
 
-## Schemathesis over every API operation, 10 examples per operation and mode (about 3,500 requests), against PostgreSQL; prints the counts.
+## Schemathesis over every API operation, 12 examples per operation and mode (about 2,400 requests), against PostgreSQL; prints the counts.
 schemathesis: export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/skyplan
 schemathesis: install
-	SKYPLAN_SCHEMATHESIS_CASES=10 $(BIN)/python -m pytest tests/api/test_schemathesis.py -q -s -p no:cacheprovider
+	SKYPLAN_SCHEMATHESIS_CASES=12 $(BIN)/python -m pytest tests/api/test_schemathesis.py -q -s -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) var

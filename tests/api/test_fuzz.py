@@ -1,8 +1,10 @@
 """A schema-driven fuzz run (schemathesis 4, in-process WSGI): no input, valid or not, makes the API answer 5xx.
 
 Every operation of /api/schema/ gets up to ``MAX_EXAMPLES`` generated requests, positive (valid per the schema)
-and negative (violating it), with a valid token, against the real catalogue.  Celery dispatch is replaced by a
-no-op: this run is about the HTTP layer; test_flow.py drives a real worker.
+and negative (violating it), with a valid token, against the real catalogue.  Celery dispatch is a no-op during the
+fuzz (it is about the HTTP layer, in one rolled-back transaction a worker could not see); then a sample of the
+scenarios it accepted, and docs/api.md's example, are created again and run for real on a worker process
+(test_fuzz_on_a_worker.py, a module of its own so that it runs outside this module's transaction).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from apps.wsgi import application
 
 MAX_EXAMPLES = 12
 CALLS: dict[str, int] = {}
+#: scenario bodies the fuzz got a 201 for (its dispatch is a no-op): a sample then runs on a real worker
+ACCEPTED_SCENARIOS: list[dict] = []
 
 
 def teardown_module():
@@ -133,5 +137,8 @@ def test_no_request_gets_a_server_error(case, module_catalogue, quiet_dispatch, 
 def _call(case, token, operation):
     response = case.call(headers={"Authorization": f"Token {token}"})
     CALLS[operation] = CALLS.get(operation, 0) + 1
+    if operation == "POST /api/v1/scenarios/" and response.status_code == 201 and isinstance(case.body, dict):
+        ACCEPTED_SCENARIOS.append(case.body)
     assert response.status_code < 500, f"{case.method} {case.formatted_path} -> {response.status_code}: " \
                                         f"{response.text[:2000]}\n{case.as_curl_command()}\ncookies: {case.cookies!r}"
+

@@ -1,7 +1,7 @@
 """Schemathesis over every operation of the served OpenAPI schema, in process (WSGI), with a real token, the
 reference catalogue and PostgreSQL: no server error and no response outside what the schema documents (status
 codes, content types, bodies, headers).  ``SKYPLAN_SCHEMATHESIS_CASES`` examples per operation and generation mode (3 in the suite, to keep
-its time reasonable: about 1,000 requests); ``make schemathesis`` runs 10 (about 3,500) once and prints the counts."""
+its time reasonable: about 1,000 requests); ``make schemathesis`` runs 12 (about 2,400) once and prints the counts."""
 
 from __future__ import annotations
 
