@@ -99,7 +99,7 @@ BAD_INPUTS = [
     ({"p-aws-sydney-invert-launch_interval_s": "-5"}, "Ensure this value is greater than or equal to 0."),
     ({"p-magnus-split-queue_wait_h": "soon"}, "Enter a number."),
     ({"p-magnus-queue_wait_median_h": "0"}, "Median queue wait (h): Ensure this value is greater than or equal to 0.001."),
-    ({"param-n_days": "-5"}, "Input should be greater than 0"),
+    ({"param-n_days": "-5"}, "must be greater than zero"),
     ({"param-day_size_mean": "12 parsecs"}, "day size"),
     ({"p-aws-sydney-tier1-iops": "0"}, "Ensure this value is greater than or equal to 1."),
     ({"p-aws-sydney-tier1-iops": "NaN"}, "IOPS of EBS Provisioned IOPS (SSD):"),
