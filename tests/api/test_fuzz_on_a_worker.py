@@ -39,9 +39,7 @@ def _fuzz_sample() -> list[dict]:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.worker
 @pytest.mark.parametrize("which", [
-    pytest.param("docs example", marks=pytest.mark.xfail(
-        reason="the partial-placement crash ('NoneType' object has no attribute 'kind'), fixed in the scenario "
-               "contract by another change of issue 16; this case then passes")),
+    "docs example",  # its partial placement is completed from the stage's default by the scenario contract
     "fuzz sample",
 ])
 def test_what_the_api_accepts_runs_on_a_real_worker(celery_worker_process, user, settings, which):
