@@ -9,12 +9,32 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UnitError", "DIMENSIONS", "to_base", "from_base", "parse_quantity", "dimension_of", "format_quantity"]
+__all__ = ["UnitError", "CURRENCY", "CURRENCIES", "DIMENSIONS", "EXAMPLES", "to_base", "from_base", "parse_quantity",
+           "dimension_of", "units_of", "format_quantity"]
 
 
 class UnitError(ValueError):
     """An unknown unit, a unit of the wrong dimension or an unparsable quantity."""
 
+
+#: the currency every money value in the catalogue is in (no exchange rates are applied anywhere)
+CURRENCY = "AUD"
+#: currency codes the catalogue format knows (docs/catalogue-format.md); only :data:`CURRENCY` converts
+CURRENCIES = ("AUD", "USD")
+
+_MONEY = {
+    "": ("money", 1.0),
+    "/h": ("money_per_hour", 1.0),
+    "/hour": ("money_per_hour", 1.0),
+    "/node-hour": ("money_per_hour", 1.0),
+    "/instance-hour": ("money_per_hour", 1.0),
+    "/GB-month": ("money_per_gb_month", 1.0),
+    "/TB-month": ("money_per_gb_month", 1e-3),
+    "/IOPS-month": ("money_per_iops_month", 1.0),
+    "/GB": ("money_per_gb", 1.0),
+    "/TB": ("money_per_gb", 1e-3),
+    "/year": ("money_per_year", 1.0),
+}
 
 _DEC = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _BIN = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
@@ -40,21 +60,19 @@ def _build() -> dict[str, tuple[str, float]]:
             "day": ("time", 86400.0),
             "IOPS": ("rate", 1.0),
             "1/s": ("rate", 1.0),
-            "AUD": ("money", 1.0),
-            "AUD/h": ("money_per_hour", 1.0),
-            "AUD/node-hour": ("money_per_hour", 1.0),
-            "AUD/GB-month": ("money_per_gb_month", 1.0),
-            "AUD/IOPS-month": ("money_per_iops_month", 1.0),
-            "AUD/GB": ("money_per_gb", 1.0),
-            "AUD/year": ("money_per_year", 1.0),
             "arcsec": ("angle", 1.0),
             "": ("scalar", 1.0),
         }
     )
+    for suffix, (dim, factor) in _MONEY.items():
+        table[f"{CURRENCY}{suffix}"] = (dim, factor)
     return table
 
 
 _UNITS = _build()
+#: money units in a currency other than :data:`CURRENCY`: recognised, so the error can say which currency to use
+_FOREIGN = {f"{code}{suffix}": (code, f"{CURRENCY}{suffix}", dim)
+            for code in CURRENCIES if code != CURRENCY for suffix, (dim, _) in _MONEY.items()}
 
 #: base unit of each dimension, for display
 DIMENSIONS = {
@@ -73,6 +91,27 @@ DIMENSIONS = {
     "scalar": "",
 }
 
+#: a quantity of each dimension as people write it, for "add a unit, e.g. ..." messages
+EXAMPLES = {
+    "bytes": "600 GB",
+    "bandwidth": "12 MB/s",
+    "time": "30 s",
+    "rate": "3000 IOPS",
+    "frequency": "4 MHz",
+    "money": "1000 AUD",
+    "money_per_hour": "1.50 AUD/h",
+    "money_per_gb_month": "0.12 AUD/GB-month",
+    "money_per_iops_month": "0.09 AUD/IOPS-month",
+    "money_per_gb": "0.14 AUD/GB",
+    "money_per_year": "50000 AUD/year",
+    "angle": "1 arcsec",
+}
+
+
+def units_of(dimension: str) -> list[str]:
+    """The units of ``dimension`` this module knows, e.g. ``units_of("time") == ["day", "h", "min", "ms", "s", "us"]``."""
+    return sorted(u for u, (dim, _) in _UNITS.items() if dim == dimension and u)
+
 
 def dimension_of(unit: str) -> str:
     """The dimension of ``unit`` ("bytes", "bandwidth", ...); raises :class:`UnitError` if unknown."""
@@ -83,12 +122,38 @@ def dimension_of(unit: str) -> str:
         raise UnitError(f"unknown unit {unit!r}; known units: {known}") from None
 
 
+def _label(dimension: str) -> str:
+    text = dimension.replace("_", " ")
+    return text.replace(" gb month", " GB-month").replace(" iops month", " IOPS-month").replace(" gb", " GB")
+
+
+def _expected(dimension: str) -> str:
+    units = units_of(dimension)
+    if not units:
+        return "expected a plain number, with no unit"
+    return f"expected a {_label(dimension)} unit: {', '.join(units)}"
+
+
 def to_base(value: float, unit: str, dimension: str | None = None) -> float:
-    """Convert ``value`` in ``unit`` to the base unit, checking the dimension if given."""
-    dim = dimension_of(unit)
-    if dimension is not None and dim != dimension:
-        raise UnitError(f"unit {unit!r} is a {dim} unit, expected a {dimension} unit such as {DIMENSIONS[dimension]!r}")
-    return float(value) * _UNITS[unit.strip()][1]
+    """Convert ``value`` in ``unit`` to the base unit, checking the dimension if given.
+
+    With a dimension, an error lists only that dimension's units; a money unit in a currency other than
+    :data:`CURRENCY` is refused naming the currency to use (no exchange rate is applied)."""
+    unit = unit.strip()
+    if dimension is None:
+        dimension_of(unit)
+    elif unit in _FOREIGN:
+        code, ours, dim = _FOREIGN[unit]
+        if dim == dimension:
+            raise UnitError(f"amounts here are in {CURRENCY}, not {code}: give the price in {ours} "
+                            f"(no exchange rate is applied)")
+        raise UnitError(f"unit {unit!r} is a {_label(dim)} unit; {_expected(dimension)}")
+    elif unit not in _UNITS:
+        raise UnitError(f"unknown unit {unit!r}; {_expected(dimension)}")
+    elif _UNITS[unit][0] != dimension:
+        dim = _UNITS[unit][0]
+        raise UnitError(f"unit {unit!r} is a {_label(dim)} unit; {_expected(dimension)}")
+    return float(value) * _UNITS[unit][1]
 
 
 def from_base(value: float, unit: str) -> float:
@@ -103,13 +168,18 @@ _QTY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$"
 def parse_quantity(text: str, dimension: str) -> float:
     """Parse ``"10 Gb/s"`` or ``"3.5 GiB"`` into base units of ``dimension``.
 
-    A bare number is taken to be in the base unit already.
+    A bare number is refused in a dimension that has units ("add a unit, e.g. 12 MB/s"): it would otherwise be
+    read silently as bytes, seconds or AUD.  Dimensionless quantities (counts, ratios, exponents) are bare numbers.
     """
+    example = EXAMPLES.get(dimension)
     m = _QTY.match(str(text))
     if not m:
-        raise UnitError(f"{text!r} is not a number followed by a unit (e.g. '100 MB/s')")
+        hint = f"a number followed by a unit, e.g. {example}" if example else "a plain number"
+        raise UnitError(f"{str(text)[:60]!r} is not {hint}")
     number, unit = float(m.group(1)), m.group(2)
     if unit == "":
+        if example:
+            raise UnitError(f"add a unit, e.g. {example}")
         return number
     return to_base(number, unit, dimension)
 

@@ -3,19 +3,43 @@
 A :class:`QuantityField` stores a float in the base unit of its dimension (bytes,
 bytes/s, seconds, AUD ...).  Its form field accepts text such as ``"10 Gb/s"`` or
 ``"3.5 GiB"``, converts it through :mod:`simulator.units` and shows the stored value
-in a readable unit, so the admin and the forms speak units, not raw floats.
+in a readable unit, so the admin and the forms speak units, not raw floats.  The API's serializers use
+:class:`QuantitySerializerField` (a model serializer gets it for every quantity through
+:class:`QuantitySerializerMixin`), with the same rules: a bare number is refused where the dimension has units,
+an error lists only the units of the field's dimension and is keyed by the field's name.
 """
 
 from __future__ import annotations
+
+import math
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
+from rest_framework import serializers
 
-from simulator.units import DIMENSIONS, UnitError, format_quantity, parse_quantity
+from simulator.units import DIMENSIONS, EXAMPLES, UnitError, format_quantity, parse_quantity
 
-__all__ = ["QuantityField", "QuantityFormField"]
+__all__ = ["QuantityField", "QuantityFormField", "QuantitySerializerField", "QuantitySerializerMixin",
+           "clean_quantity"]
+
+
+def clean_quantity(text, *, dimension: str, minimum: float | None = 0.0, strictly_positive: bool = False) -> float:
+    """``text`` (such as "600 GB") in base units of ``dimension``; raises :class:`ValueError` with the reason."""
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        raise ValueError(f"expected text such as '{EXAMPLES.get(dimension, '12')}'")
+    try:
+        number = parse_quantity(str(text), dimension)
+    except UnitError as exc:
+        raise ValueError(str(exc)) from None
+    if not math.isfinite(number):
+        raise ValueError(f"must be a finite number (got {text})")
+    if minimum is not None and number < minimum:
+        raise ValueError(f"must not be negative (got {text})")
+    if strictly_positive and number <= 0:
+        raise ValueError("must be greater than zero")
+    return number
 
 
 class QuantityFormField(forms.CharField):
@@ -27,8 +51,8 @@ class QuantityFormField(forms.CharField):
         self.strictly_positive = strictly_positive
         kwargs.pop("max_length", None)
         super().__init__(**kwargs)
-        unit = DIMENSIONS.get(dimension, "")
-        self.help_text = self.help_text or (f"Number with a unit, e.g. '100 {unit}'" if unit else "A number")
+        example = EXAMPLES.get(dimension)
+        self.help_text = self.help_text or (f"Number with a unit, e.g. '{example}'" if example else "A number")
 
     def prepare_value(self, value):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -43,14 +67,47 @@ class QuantityFormField(forms.CharField):
         if text in self.empty_values:
             return None
         try:
-            number = parse_quantity(text, self.dimension)
-        except UnitError as exc:
-            raise ValidationError(str(exc), code="unit") from None
-        if self.minimum is not None and number < self.minimum:
-            raise ValidationError(f"must not be negative (got {text})", code="min_value")
-        if self.strictly_positive and number <= 0:
-            raise ValidationError("must be greater than zero", code="min_value")
-        return number
+            return clean_quantity(text, dimension=self.dimension, minimum=self.minimum,
+                                  strictly_positive=self.strictly_positive)
+        except ValueError as exc:
+            raise ValidationError(str(exc), code="invalid") from None
+
+
+class QuantitySerializerField(serializers.Field):
+    """The API's side of :class:`QuantityFormField`: text such as "600 GB" in, a float in base units out.
+
+    A JSON number is taken only where the dimension has no unit (counts, ratios, exponents)."""
+
+    def __init__(self, *, dimension: str, minimum: float | None = 0.0, strictly_positive: bool = False, **kwargs):
+        self.dimension = dimension
+        self.minimum = minimum
+        self.strictly_positive = strictly_positive
+        example = EXAMPLES.get(dimension)
+        kwargs.setdefault("help_text", f"a number with a unit, e.g. '{example}'" if example else "a number")
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        try:
+            return clean_quantity(data, dimension=self.dimension, minimum=self.minimum,
+                                  strictly_positive=self.strictly_positive)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc), code="invalid") from None
+
+    def to_representation(self, value):
+        return None if value is None else float(value)
+
+
+class QuantitySerializerMixin:
+    """For a ``ModelSerializer``: every :class:`QuantityField` of the model becomes a
+    :class:`QuantitySerializerField` of its dimension and bounds."""
+
+    def build_standard_field(self, field_name, model_field):
+        if isinstance(model_field, QuantityField):
+            return QuantitySerializerField, {
+                "dimension": model_field.dimension, "minimum": model_field.minimum,
+                "strictly_positive": model_field.strictly_positive, "required": not model_field.blank,
+                "allow_null": model_field.null, "label": str(model_field.verbose_name)}
+        return super().build_standard_field(field_name, model_field)
 
 
 class QuantityField(models.FloatField):

@@ -212,7 +212,7 @@ def _load_workloads(reader: _Reader, summary: LoadSummary) -> None:
             reader.fail(f"{path}.template", f"unknown template {workload.template!r}; one of {', '.join(TEMPLATES)}")
         workload.description = reader.text(entry, "description", path, required=False)
         schema = {p.name: p for p in TEMPLATES[workload.template]}
-        params, provenance = {}, {}
+        params, provenance, dimensions = {}, {}, {}
         raw_params = entry.get("parameters", {})
         if not isinstance(raw_params, dict):
             reader.fail(f"{path}.parameters", "expected an object")
@@ -226,8 +226,11 @@ def _load_workloads(reader: _Reader, summary: LoadSummary) -> None:
             value, source = reader._value(item, ppath, None, dimension=dimension)
             if value is not None:
                 params[name] = value
+                if name not in schema:
+                    dimensions[name] = dimension
             provenance[name] = source
         workload.parameters = params
+        workload.parameter_dimensions = dimensions
         workload.provenance = {k: v for k, v in provenance.items() if k in params}
         reader.validate(workload, path)
         workload.save()

@@ -29,6 +29,9 @@ class Workload(CatalogueModel):
     template = models.CharField(max_length=20, choices=Template.choices)
     description = models.TextField(blank=True)
     parameters = models.JSONField(default=dict, blank=True, help_text="parameter name → value in base units")
+    parameter_dimensions = models.JSONField(
+        default=dict, blank=True,
+        help_text="parameter name → dimension ('bytes', 'time', ...) of a parameter its template does not declare")
 
     class Meta:
         ordering = ["name"]
@@ -54,7 +57,7 @@ class Workload(CatalogueModel):
                 rows.append(self._row(param.name, param.label, param.dimension))
         known = {p.name for p in TEMPLATES.get(self.template, ())}
         for name in sorted(set(self.parameters or {}) - known):
-            rows.append(self._row(name, name.replace("_", " "), "scalar"))
+            rows.append(self._row(name, name.replace("_", " "), (self.parameter_dimensions or {}).get(name, "scalar")))
         return rows
 
     def _row(self, name: str, label: str, dimension: str) -> dict:

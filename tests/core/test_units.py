@@ -19,8 +19,53 @@ def test_it_converts_hours_to_seconds_and_back():
     assert from_base(396000, "h") == 110
 
 
-def test_it_takes_a_bare_number_in_base_units():
-    assert parse_quantity("42", "bytes") == 42
+def test_it_refuses_a_bare_number_where_the_dimension_has_units():
+    with pytest.raises(UnitError, match=r"^add a unit, e\.g\. 12 MB/s$"):
+        parse_quantity("12", "bandwidth")
+    with pytest.raises(UnitError, match=r"^add a unit, e\.g\. 600 GB$"):
+        parse_quantity("42", "bytes")
+
+
+def test_it_takes_a_bare_number_where_there_is_no_unit():
+    assert parse_quantity("42", "scalar") == 42
+    assert parse_quantity("0.5", "scalar") == 0.5
+
+
+def test_it_takes_600_gigabytes():
+    assert parse_quantity("600 GB", "bytes") == 600e9
+
+
+def test_an_error_lists_only_the_units_of_the_fields_dimension():
+    with pytest.raises(UnitError) as caught:
+        parse_quantity("5 furlongs", "bytes")
+    message = str(caught.value)
+    assert message == "unknown unit 'furlongs'; expected a bytes unit: B, GB, GiB, KiB, MB, MiB, PB, PiB, TB, TiB, kB"
+    assert "AUD" not in message and "Hz" not in message
+    with pytest.raises(UnitError, match=r"^unit 'Hz' is a frequency unit; expected a time unit: day, h, min, ms, s, us$"):
+        parse_quantity("5 Hz", "time")
+
+
+def test_a_unit_in_a_dimensionless_field_is_refused_as_such():
+    with pytest.raises(UnitError, match=r"^unit 'GB' is a bytes unit; expected a plain number, with no unit$"):
+        parse_quantity("2 GB", "scalar")
+
+
+def test_money_takes_the_catalogues_currency_per_hour_and_per_gb_month():
+    assert parse_quantity("1.5 AUD/h", "money_per_hour") == 1.5
+    assert parse_quantity("1.5 AUD/hour", "money_per_hour") == 1.5
+    assert parse_quantity("120 AUD/TB-month", "money_per_gb_month") == pytest.approx(0.12)
+    with pytest.raises(UnitError, match=r"^add a unit, e\.g\. 1\.50 AUD/h$"):
+        parse_quantity("1.5", "money_per_hour")
+
+
+def test_another_currency_is_refused_naming_the_currency_the_field_takes():
+    with pytest.raises(UnitError, match=r"^amounts here are in AUD, not USD: give the price in AUD/h "):
+        parse_quantity("3.06 USD/h", "money_per_hour")
+    with pytest.raises(UnitError, match=r"^amounts here are in AUD, not USD: give the price in AUD/GB-month "):
+        parse_quantity("0.12 USD/GB-month", "money_per_gb_month")
+    with pytest.raises(UnitError, match=r"^unit 'USD/GB-month' is a money per GB-month unit; expected a money per "
+                                        r"hour unit: AUD/h, AUD/hour, AUD/instance-hour, AUD/node-hour$"):
+        parse_quantity("0.12 USD/GB-month", "money_per_hour")
 
 
 def test_it_names_the_unknown_unit():

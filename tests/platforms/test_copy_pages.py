@@ -189,8 +189,8 @@ def test_a_measurement_needs_the_host_and_the_date(client, team, magnus_copy):
 
 @pytest.mark.parametrize(("field", "text", "message"), [
     ("platform-wan_bandwidth", "10 parsecs", "WAN bandwidth to the data source: unknown unit 'parsecs'"),
-    ("platform-wan_bandwidth", "3.5 GiB", "WAN bandwidth to the data source: unit 'GiB' is a bytes unit, expected "
-                                          "a bandwidth unit such as 'B/s'"),
+    ("platform-wan_bandwidth", "3.5 GiB", "WAN bandwidth to the data source: unit 'GiB' is a bytes unit; expected "
+                                          "a bandwidth unit: B/s, GB/s, Gb/s, "),
     ("tier-read_bw", "-3 GB/s", "Aggregate read bandwidth: must not be negative (got -3 GB/s)"),
     ("node-cores", "0", "Cores (or vCPUs): must be greater than zero"),
     ("platform-queue_wait_median", "ten hours", "Queue wait median: 'ten hours' is not a number followed by a unit"),
@@ -310,3 +310,40 @@ def test_the_date_of_a_measurement_is_a_date(client, team, magnus_copy):
     assert response.status_code == 400
     assert _errors(response) == [f"{magnus_copy.name} · Date nodes a project can hold was measured: Enter a valid "
                                  "date."]
+
+
+def test_unit_fields_refuse_bare_numbers_and_other_dimensions_naming_the_field(client, team, magnus_copy):
+    before = _state(magnus_copy)
+    node, tier = magnus_copy.node_types.get(), magnus_copy.storage_tiers.order_by("name").first()
+    client.force_login(team["dave"])
+    reason = "the new hardware"
+    changes = {}
+    for prefix, name, text in ((f"node-{node.pk}", "nic_bandwidth", "12"), (f"tier-{tier.pk}", "capacity", "600 Hz"),
+                               ("platform", "node_hour_rate", "3.06 USD/h")):
+        changes |= {f"{prefix}-{name}": text, f"{prefix}-{name}-kind": "assumption", f"{prefix}-{name}-reason": reason}
+    response = client.post(f"/platforms/{magnus_copy.slug}/edit/", _edit_data(client, magnus_copy, **changes))
+
+    assert response.status_code == 400
+    assert sorted(_errors(response)) == sorted([
+        f"{magnus_copy.name} · Node-hour rate: amounts here are in AUD, not USD: give the price in AUD/h (no exchange "
+        "rate is applied)",
+        f"Node type {node.name} · NIC bandwidth: add a unit, e.g. 12 MB/s",
+        f"Storage tier {tier.name} · Capacity: unit 'Hz' is a frequency unit; expected a bytes unit: B, GB, GiB, KiB, "
+        "MB, MiB, PB, PiB, TB, TiB, kB",
+    ])
+    assert "NIC bandwidth: add a unit, e.g. 12 MB/s" in response.content.decode()
+    assert _state(magnus_copy) == before
+
+
+def test_a_capacity_of_600_gigabytes_and_a_price_in_aud_per_hour_are_saved(client, team, magnus_copy):
+    tier = magnus_copy.storage_tiers.order_by("name").first()
+    client.force_login(team["dave"])
+    changes = {f"tier-{tier.pk}-capacity": "600 GB", f"tier-{tier.pk}-capacity-kind": "assumption",
+               f"tier-{tier.pk}-capacity-reason": "the quota we were granted",
+               "platform-node_hour_rate": "0.05 AUD/hour", "platform-node_hour_rate-kind": "assumption",
+               "platform-node_hour_rate-reason": "the 2027 merit allocation price"}
+    response = client.post(f"/platforms/{magnus_copy.slug}/edit/", _edit_data(client, magnus_copy, **changes))
+    assert response.status_code == 302, _errors(response)
+    tier.refresh_from_db()
+    magnus_copy.refresh_from_db()
+    assert (tier.capacity, magnus_copy.node_hour_rate) == (600e9, 0.05)
