@@ -9,36 +9,33 @@ from apps.core.templatetags.skyplan import aud, hours, money
 register = template.Library()
 
 
+def _signed(value, fmt, *, scale: float = 1.0, dead_band: float = 0.0) -> str:
+    """``value`` x ``scale`` with its sign ("+", "−", or "±" within ``dead_band`` of zero), its size written by ``fmt``."""
+    if value is None or value == "":
+        return "—"
+    number = scale * float(value)
+    sign = "+" if number > dead_band else "−" if number < -dead_band else "±"
+    return sign + fmt(abs(number))
+
+
 @register.filter
 def signed_hours(seconds) -> str:
     """A difference of durations with its sign: "+12.30 h", "−3.0 d (72 h)"."""
-    if seconds is None or seconds == "":
-        return "—"
-    value = float(seconds)
-    return ("+" if value > 0 else "−" if value < 0 else "±") + hours(abs(value))
+    return _signed(seconds, hours)
 
 
 @register.filter
 def signed_aud(value) -> str:
-    if value is None or value == "":
-        return "—"
-    value = float(value)
-    return ("+" if value > 0 else "−" if value < 0 else "±") + aud(abs(value))
+    return _signed(value, aud)
 
 
 @register.filter
 def signed_money(value) -> str:
     """A difference of AUD with its sign, at the precision of :func:`money`: "+AUD 51", "−AUD 1,163"."""
-    if value is None or value == "":
-        return "—"
-    value = float(value)
-    return ("+" if value > 0 else "−" if value < 0 else "±") + money(abs(value))
+    return _signed(value, money)
 
 
 @register.filter
 def signed_points(value) -> str:
     """A difference of two shares in percentage points: "+12 pts"."""
-    if value is None or value == "":
-        return "—"
-    points = 100 * float(value)
-    return ("+" if points > 0.5 else "−" if points < -0.5 else "±") + f"{abs(points):.0f} pts"
+    return _signed(value, lambda points: f"{points:.0f} pts", scale=100.0, dead_band=0.5)
