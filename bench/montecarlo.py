@@ -19,10 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "apps.settings")
-os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-not-a-secret")
+from _django import ROOT, throwaway_database
 
 
 def engine_rate(inputs: dict, seed: int, runs: int) -> tuple[float, int]:
@@ -48,76 +45,69 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
     args = parser.parse_args()
 
-    import django
+    with throwaway_database():
+        from django.conf import settings
+        from django.db import connection
 
-    django.setup()
-    from django.conf import settings
-    from django.db import connection
-    from django.test.utils import get_runner, setup_test_environment
+        worker = None
+        try:
+            from apps.platforms.models import Platform
+            from apps.scenarios.models import FINISHED, Replication, SimulationRun
+            from apps.scenarios.services import create_run, dispatch_run, run_inputs
+            from apps.workloads.catalogue import load_catalogue
+            from apps.workloads.models import Workload
 
-    setup_test_environment()
-    runner = get_runner(settings)(verbosity=0, interactive=False)
-    old = runner.setup_databases()  # a throwaway test database, never the real one
-    worker = None
-    try:
-        from apps.platforms.models import Platform
-        from apps.scenarios.models import FINISHED, Replication, SimulationRun
-        from apps.scenarios.services import create_run, dispatch_run, run_inputs
-        from apps.workloads.catalogue import load_catalogue
-        from apps.workloads.models import Workload
+            load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+            platform = Platform.objects.get(slug=args.platform)
+            workload = Workload.objects.get(slug=args.workload)
+            rate, tasks = engine_rate(run_inputs(platform=platform, workload=workload), 0, args.engine_runs)
 
-        load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
-        platform = Platform.objects.get(slug=args.platform)
-        workload = Workload.objects.get(slug=args.workload)
-        rate, tasks = engine_rate(run_inputs(platform=platform, workload=workload), 0, args.engine_runs)
+            db = connection.settings_dict
+            env = dict(os.environ, DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
+                                                f"{db['NAME']}", CELERY_TASK_DEFAULT_QUEUE="bench.montecarlo")
+            log_path = ROOT / "var" / "bench-montecarlo-worker.log"
+            log_path.parent.mkdir(exist_ok=True)
+            log = open(log_path, "w")  # noqa: SIM115 - closed below
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "apps", "worker", "-Q", "bench.montecarlo", "--pool=prefork",
+                 "--concurrency=2", "--loglevel=WARNING", "--without-mingle", "--without-gossip", "--without-heartbeat",
+                 "-n", "bench-montecarlo@%h"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            # warm the worker (imports, catalogue fits) with a one-replication run before timing
+            warm = create_run(platform=platform, workload=workload, replications=1, seed=1)
+            os.environ["CELERY_TASK_DEFAULT_QUEUE"] = "bench.montecarlo"
+            from apps.celery import app
 
-        db = connection.settings_dict
-        env = dict(os.environ, DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
-                                            f"{db['NAME']}", CELERY_TASK_DEFAULT_QUEUE="bench.montecarlo")
-        log_path = ROOT / "var" / "bench-montecarlo-worker.log"
-        log_path.parent.mkdir(exist_ok=True)
-        log = open(log_path, "w")  # noqa: SIM115 - closed below
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "apps", "worker", "-Q", "bench.montecarlo", "--pool=prefork",
-             "--concurrency=2", "--loglevel=WARNING", "--without-mingle", "--without-gossip", "--without-heartbeat",
-             "-n", "bench-montecarlo@%h"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        # warm the worker (imports, catalogue fits) with a one-replication run before timing
-        warm = create_run(platform=platform, workload=workload, replications=1, seed=1)
-        os.environ["CELERY_TASK_DEFAULT_QUEUE"] = "bench.montecarlo"
-        from apps.celery import app
+            app.conf.task_default_queue = "bench.montecarlo"
+            dispatch_run(warm)
+            _wait(lambda: SimulationRun.objects.get(pk=warm.pk).status in FINISHED, 120, worker, log_path)
 
-        app.conf.task_default_queue = "bench.montecarlo"
-        dispatch_run(warm)
-        _wait(lambda: SimulationRun.objects.get(pk=warm.pk).status in FINISHED, 120, worker, log_path)
+            started = time.perf_counter()
+            run = create_run(platform=platform, workload=workload, replications=args.replications, seed=0)
+            dispatch_run(run)
+            _wait(lambda: SimulationRun.objects.get(pk=run.pk).status in FINISHED, args.timeout, worker, log_path)
+            wall = time.perf_counter() - started
+            run.refresh_from_db()
+            if run.status != SimulationRun.Status.SUCCEEDED or not run.results:
+                print(f"run ended {run.status}: {run.error}", file=sys.stderr)
+                return 1
+            stored = Replication.objects.filter(run=run, status=SimulationRun.Status.SUCCEEDED).count()
 
-        started = time.perf_counter()
-        run = create_run(platform=platform, workload=workload, replications=args.replications, seed=0)
-        dispatch_run(run)
-        _wait(lambda: SimulationRun.objects.get(pk=run.pk).status in FINISHED, args.timeout, worker, log_path)
-        wall = time.perf_counter() - started
-        run.refresh_from_db()
-        if run.status != SimulationRun.Status.SUCCEEDED or not run.results:
-            print(f"run ended {run.status}: {run.error}", file=sys.stderr)
-            return 1
-        stored = Replication.objects.filter(run=run, status=SimulationRun.Status.SUCCEEDED).count()
-
-        path_rate = args.replications * tasks / wall
-        out = {
-            "replications": args.replications, "stored": stored, "tasks_per_replication": tasks,
-            "wall_s": round(wall, 2), "path_tasks_per_s": round(path_rate), "engine_tasks_per_s": round(rate),
-            "ratio": round(path_rate / rate, 3), "makespan_p50_s": run.results["makespan_p50_s"],
-            "targets": {"wall_s": "< 10", "ratio": ">= 0.40"},
-        }
-        print(json.dumps(out))
-        return 0
-    finally:
-        if worker is not None:
-            worker.terminate()
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-        runner.teardown_databases(old)
+            path_rate = args.replications * tasks / wall
+            out = {
+                "replications": args.replications, "stored": stored, "tasks_per_replication": tasks,
+                "wall_s": round(wall, 2), "path_tasks_per_s": round(path_rate), "engine_tasks_per_s": round(rate),
+                "ratio": round(path_rate / rate, 3), "makespan_p50_s": run.results["makespan_p50_s"],
+                "targets": {"wall_s": "< 10", "ratio": ">= 0.40"},
+            }
+            print(json.dumps(out))
+            return 0
+        finally:
+            if worker is not None:
+                worker.terminate()
+                try:
+                    worker.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
 
 
 def _wait(predicate, timeout: float, worker, log_path: Path) -> None:

@@ -9,15 +9,10 @@ then times the first (uncached) render and N cached renders of ``/scenarios/<id>
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "apps.settings")
-os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-not-a-secret")  # production-like: DEBUG stays off
+from _django import throwaway_database
 
 
 def main() -> int:
@@ -26,19 +21,12 @@ def main() -> int:
     parser.add_argument("--target-ms", type=float, default=300.0)
     args = parser.parse_args()
 
-    import django
+    with throwaway_database():
+        from django.conf import settings
+        from django.contrib.auth import get_user_model
+        from django.core.management import call_command
+        from django.test import Client
 
-    django.setup()
-    from django.conf import settings
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-    from django.test import Client
-    from django.test.utils import get_runner, setup_test_environment
-
-    setup_test_environment()
-    runner = get_runner(settings)(verbosity=0, interactive=False)
-    old = runner.setup_databases()  # a throwaway test database, never the real one
-    try:
         from apps.scenarios.models import Scenario
         from apps.scenarios.services import create_demo_scenario, execute_replication, run_scenario
         from apps.workloads.catalogue import load_catalogue
@@ -77,8 +65,6 @@ def main() -> int:
         print(f"cached renders over {len(times)} requests: p50 {statistics.median(times):.1f} ms, "
               f"p95 {p95:.1f} ms, max {times[-1]:.1f} ms (target p95 < {args.target_ms:.0f} ms)")
         return 0 if p95 < args.target_ms else 1
-    finally:
-        runner.teardown_databases(old)
 
 
 if __name__ == "__main__":

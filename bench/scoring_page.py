@@ -10,15 +10,10 @@ to block on), and N requests once the report is kept.  Target: first paint < 300
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "apps.settings")
-os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-not-a-secret")  # production-like: DEBUG stays off
+from _django import throwaway_database
 
 
 def main() -> int:
@@ -27,18 +22,11 @@ def main() -> int:
     parser.add_argument("--target-ms", type=float, default=300.0)
     args = parser.parse_args()
 
-    import django
+    with throwaway_database():
+        from django.conf import settings
+        from django.contrib.auth import get_user_model
+        from django.test import Client
 
-    django.setup()
-    from django.conf import settings
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-    from django.test.utils import get_runner, setup_test_environment
-
-    setup_test_environment()
-    runner = get_runner(settings)(verbosity=0, interactive=False)
-    old = runner.setup_databases()  # a throwaway test database, never the real one
-    try:
         from apps.scoring.models import ScoreReport
         from apps.scoring.services import execute_report
         from apps.workloads.catalogue import load_catalogue
@@ -71,8 +59,6 @@ def main() -> int:
         print(f"the report computed as the worker does it (the request used to wait for this): {compute_s:.2f} s")
         print(f"once kept, over {len(times)} requests: p50 {statistics.median(times):.1f} ms, max {times[-1]:.1f} ms")
         return 0 if first_ms < args.target_ms else 1
-    finally:
-        runner.teardown_databases(old)
 
 
 if __name__ == "__main__":
