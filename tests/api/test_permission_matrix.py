@@ -33,6 +33,7 @@ from url_walk import named_patterns
 
 from apps.accounts.models import Membership, Role
 from apps.accounts.workspaces import SESSION_KEY, personal_workspace
+from apps.api.pagination import BoundedLimitOffsetPagination
 
 PASSWORD = "correct horse battery"
 ROLES = ("anonymous", "outsider", "viewer", "editor", "admin")
@@ -40,6 +41,9 @@ MEMBERS = ("viewer", "editor", "admin")
 RANK = {"viewer": 1, "editor": 2, "admin": 3}
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "profiles" / "rand_read.skyplan.csv"
 METHODS = ("get", "post", "put", "patch", "delete")
+
+#: the largest page the API serves: every object of these small worlds on one page
+WHOLE_PAGE = BoundedLimitOffsetPagination.max_limit
 
 # --- the classification ------------------------------------------------------------------------------------------
 
@@ -56,6 +60,7 @@ OWNED = {
     "api:run-status": {"get": ("run", "viewer", 200)},
     "api:run-cancel": {"post": ("run", "editor", 200)},
     "api:profile-detail": {"get": ("profile", "viewer", 200)},
+    "api:profile-file": {"get": ("profile", "viewer", 200)},
     "api:profile-import-detail": {"get": ("job", "viewer", 200)},
     "api:profile-import-cancel": {"post": ("job", "editor", 200)},
     "api:benchmark-detail": {"get": ("benchmark", "viewer", 200)},
@@ -85,7 +90,7 @@ LISTS = {
 #: object is refused on, the least role in the workspace of the object the body names, or None when the new object
 #: only needs the editor role in the active workspace)
 CREATES = {
-    "api:scenario-list": (201, "platforms", None),
+    "api:scenario-list": (201, "platforms[0].platform", None),
     "api:run-list": (201, "platform", None),
     "api:profile-import-list": (202, "platform", None),
     "api:benchmark-list": (202, "platform", None),
@@ -395,7 +400,7 @@ def _ids(world, which) -> str:
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "role"), LIST_CASES, ids=[" ".join(c) for c in LIST_CASES])
 def test_lists_show_a_workspaces_objects_to_its_members_only(world, name, role):
-    response = _client(world, role).get(reverse(name), {"limit": 1000})
+    response = _client(world, role).get(reverse(name), {"limit": WHOLE_PAGE})
     if role == "anonymous":
         _refused_with_401(response)
         return
@@ -582,5 +587,5 @@ def test_a_copy_of_another_workspaces_copy_does_not_name_its_origin(world):
     bob = _client(world, "outsider")
     detail = bob.get(reverse("api:platform-detail", kwargs={"slug": copy.json()["slug"]}))
     assert detail.status_code == 200 and detail.json()["copied_from"] is None
-    listed = {p["slug"]: p for p in bob.get(reverse("api:platform-list"), {"limit": 1000}).json()["results"]}
+    listed = {p["slug"]: p for p in bob.get(reverse("api:platform-list"), {"limit": WHOLE_PAGE}).json()["results"]}
     assert listed[copy.json()["slug"]]["copied_from"] is None and world["platform"].slug not in listed
