@@ -12,13 +12,13 @@ from apps.profiles.models import Calibration, Profile, ProfileImport
 
 @pytest.fixture
 def inline_imports(monkeypatch):
-    """Run each dispatched import in this process instead of on a worker (the worker tests cover that)."""
-    from apps.profiles import tasks
+    """Run each dispatched import in this process, under the task id its job was given, instead of sending it to a
+    worker (the worker tests cover that): the job lifecycle's one send step is replaced, nothing else."""
 
-    def apply_async(args, task_id=None, **options):
-        services.execute_import(*args, task_id=task_id)
+    def send(row, task_id):
+        services.execute_import(*services.IMPORT_JOBS.task_args(row), task_id=task_id)
 
-    monkeypatch.setattr(tasks.import_profile, "apply_async", apply_async)
+    monkeypatch.setattr(services.IMPORT_JOBS, "send", send)
 
 
 def _post(client, samples, *names, **data):
