@@ -74,6 +74,7 @@ OWNED = {
     "scenarios:run_cancel": ("post", "run", Role.EDITOR, {}),
     "scenarios:scenario": ("get", "scenario", Role.VIEWER, None),
     "scenarios:scenario_status": ("get", "scenario", Role.VIEWER, None),
+    "scenarios:recommendation": ("get", "scenario", Role.VIEWER, None),
     "scenarios:scenario_run": ("post", "scenario", Role.EDITOR, {}),
     "scenarios:scenario_cancel": ("post", "scenario", Role.EDITOR, {}),
     "scenarios:scenario_what_if": ("post", "scenario", Role.EDITOR, {"kind": "queue", "target": "magnus",
@@ -87,6 +88,7 @@ OWNED = {
     "scoring:search_status": ("get", "search", Role.VIEWER, None),
     "scoring:search_cancel": ("post", "search", Role.EDITOR, {}),
     "profiles:detail": ("get", "profile", Role.VIEWER, None),
+    "profiles:file": ("get", "profile", Role.VIEWER, None),
     "profiles:calibrate": ("post", "profile", Role.EDITOR, {}),
     "profiles:measure_tier": ("post", "profile", MAINTAINER, {}),
     "profiles:import": ("get", "job", Role.VIEWER, None),
@@ -200,8 +202,10 @@ def test_the_matrix_of_roles_for_each_workspace_owned_url(client, world, name, s
         elif expected == "403":
             assert response.status_code == 403, (role, response.status_code)
         else:
-            # allowed: the page, its JSON, a redirect after a change, or (the unfinished report) nothing to download
-            allowed = {200, 302} | ({404} if name == "reports:download" else set())
+            # allowed: the page, its JSON, a redirect after a change, (the unfinished report) nothing to download, or
+            # (the scenario not yet run) no recommendation to re-rank yet
+            allowed = {200, 302} | ({404} if name == "reports:download" else set()) | (
+                {409} if name == "scenarios:recommendation" else set())
             assert response.status_code in allowed, (role, response.status_code)
         client.logout()
 
