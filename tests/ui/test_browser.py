@@ -138,8 +138,8 @@ def test_the_builder_explains_bad_input_next_to_the_field(page, site, screenshot
     error = page.locator("#id_replications-error")
     assert error.is_visible()
     assert "greater than or equal to 1" in error.text_content()
-    assert "choose at least two platforms" not in page.content()  # field errors come first
+    assert "choose at least 2 platforms" not in page.content()  # field errors come first
     page.get_by_label("Replications").fill("2")
     page.get_by_role("button", name="Save and run").click()
-    assert "platforms: choose at least two platforms to compare" in page.text_content("main")
+    assert "platforms: choose at least 2 platforms to compare" in page.text_content("main")
     screenshot(page, "scenario-builder")
