@@ -60,13 +60,17 @@ def test_it_reruns_interrupted_spot_tasks(platforms, chiles):
     assert r.notes and r.node_hours_used > base.node_hours_used
 
 
-def test_the_fit_reproduces_the_observations_marked_for_it_and_only_those_rows_are_in_sample(rows, specs):
+def test_each_single_invert_time_is_predicted_by_a_fit_to_the_other_platforms_where_they_identify_it(rows, specs):
     marked = {(o.quantity, o.platform) for o in specs[2] if o.fit}
     assert marked == {("invert_single_time", "aws-sydney"), ("invert_single_time", "magnus")}
-    for key in marked:
-        assert rows[key].in_sample and abs(rows[key].error_pct) < 0.01, rows[key]
-    # besides the fit's inputs, only the queue wait whose model median is the published wait itself
-    assert {k for k, r in rows.items() if r.in_sample} == marked | {("queue_wait", "magnus")}
+    # AWS: refitted to Magnus (1 thread) + Pleiades (4 threads), so a prediction, no longer reproduced exactly
+    aws = rows[("invert_single_time", "aws-sydney")]
+    assert not aws.in_sample and abs(aws.error_pct) > 1.0 and "refitted without this platform" in aws.assumptions
+    # Magnus: AWS and Pleiades both run 4 threads and cannot separate serial from parallel CPU: the catalogue's fit
+    # (which used Magnus) stands, and the row says it is in sample
+    magnus = rows[("invert_single_time", "magnus")]
+    assert magnus.in_sample and abs(magnus.error_pct) < 0.01 and "cannot separate" in magnus.assumptions
+    assert {k for k, r in rows.items() if r.in_sample} == {("invert_single_time", "magnus"), ("queue_wait", "magnus")}
 
 
 def test_the_catalogue_keeps_the_values_a_refit_gives(specs, chiles):
@@ -95,7 +99,7 @@ def test_it_predicts_the_out_of_sample_rows_it_met_before_the_fit_moved_to_the_c
 
 
 def test_it_explains_every_missed_target(rows):
-    assert len(rows) == 17
+    assert len(rows) == 18
     for row in rows.values():
         assert row.simulated == row.simulated  # not NaN
         if not row.met:
