@@ -1,17 +1,28 @@
 """Provenance of catalogue values: where every number came from.
 
-A source is a small dict: ``{"kind": "seed", "file": ..., "where": ..., "note": ...}``,
-``{"kind": "measurement", "host": ..., "date": ...}``, ``{"kind": "assumption", "reason": ...}``
-or ``{"kind": "fitted", "method": ...}``.
+A source is a small dict, one of:
+
+- ``{"kind": "seed", "file": ..., "where": ...}``: a seed document of the project (``fixtures/bibliography.json``);
+- ``{"kind": "paper", "title": ..., "where": ...}``: any other publication and the table, figure or section the
+  value is in (``authors``, ``year``, ``doi`` optional);
+- ``{"kind": "url", "url": "https://..."}``: a web page (``accessed``, an ISO date, optional);
+- ``{"kind": "measurement", "host": ..., "date": "YYYY-MM-DD"}``: measured on a host on a date;
+- ``{"kind": "assumption", "reason": ...}``: assumed, and why;
+- ``{"kind": "fitted", "method": ...}``: fitted, saying to what (the observations) and how.
+
+Every kind takes an optional ``note``.  :func:`source_errors` is the one check forms, the API and the catalogue
+loader apply; :data:`SOURCE_FIELDS` lists what each kind takes, for the forms that ask for it.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["SOURCE_KINDS", "source_errors", "describe_source", "short_source", "bibliography", "citation"]
+__all__ = ["SOURCE_KINDS", "SOURCE_FIELDS", "SOURCE_LABELS", "source_errors", "clean_source", "describe_source", "short_source", "bibliography", "citation"]
 
 #: the seed documents' citations, by the three-digit prefix of their file name
 BIBLIOGRAPHY = Path(__file__).resolve().parents[2] / "fixtures" / "bibliography.json"
@@ -19,10 +30,42 @@ BIBLIOGRAPHY = Path(__file__).resolve().parents[2] / "fixtures" / "bibliography.
 #: required keys per source kind
 SOURCE_KINDS: dict[str, tuple[str, ...]] = {
     "seed": ("file", "where"),
+    "paper": ("title", "where"),
+    "url": ("url",),
     "measurement": ("host", "date"),
     "assumption": ("reason",),
     "fitted": ("method",),
 }
+#: optional keys per source kind (``note`` is optional for every kind)
+OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {
+    "seed": (),
+    "paper": ("authors", "year", "doi"),
+    "url": ("accessed",),
+    "measurement": (),
+    "assumption": (),
+    "fitted": ("observations",),
+}
+#: what a user picks from, in the order forms offer it (``seed`` is the project's own documents: catalogue only)
+SOURCE_LABELS: dict[str, str] = {
+    "paper": "a paper (title; table, figure or section)",
+    "url": "a web page (URL)",
+    "measurement": "a measurement (host and date)",
+    "assumption": "an assumption (and its reason)",
+    "fitted": "a fit (what it was fitted to)",
+}
+#: the keys a form asks for per kind, required first
+SOURCE_FIELDS: dict[str, tuple[str, ...]] = {k: SOURCE_KINDS[k] + OPTIONAL_KEYS[k] for k in SOURCE_LABELS}
+#: longest text a source's value may hold
+MAX_SOURCE_CHARS = 1000
+_URL = re.compile(r"https?://[^\s/$.?#][^\s]*", re.IGNORECASE)
+
+
+def _iso_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def source_errors(source: object) -> list[str]:
@@ -30,14 +73,46 @@ def source_errors(source: object) -> list[str]:
     if not isinstance(source, dict):
         return [f"source must be an object, got {type(source).__name__}"]
     kind = source.get("kind")
-    if kind not in SOURCE_KINDS:
-        return [f"source kind {kind!r} is not one of {', '.join(SOURCE_KINDS)}"]
-    article = "an" if kind[0] in "aeiou" else "a"
-    return [
+    if not isinstance(kind, str) or kind not in SOURCE_KINDS:
+        return [f"source kind {str(kind)[:40]!r} is not one of {', '.join(SOURCE_KINDS)}"]
+    article = "an" if kind[0] in "aeio" else "a"
+    errors = [
         f"{article} {kind} source needs a non-empty {key!r}"
         for key in SOURCE_KINDS[kind]
         if not str(source.get(key) or "").strip()
     ]
+    allowed = {"kind", "note", *SOURCE_KINDS[kind], *OPTIONAL_KEYS[kind]}
+    unknown = sorted(str(k)[:40] for k in source if k not in allowed)
+    if unknown:
+        errors.append(f"{article} {kind} source takes {', '.join(sorted(allowed - {'kind'}))}; "
+                      f"not {', '.join(unknown)}")
+    for key, value in source.items():
+        if key in allowed and key != "observations" and value is not None and not isinstance(value, (str, int)):
+            errors.append(f"{key!r} must be text")
+        elif isinstance(value, str) and len(value) > MAX_SOURCE_CHARS:
+            errors.append(f"{key!r} is longer than {MAX_SOURCE_CHARS} characters")
+    if kind == "url" and str(source.get("url") or "").strip() and not _URL.fullmatch(str(source["url"]).strip()):
+        errors.append("'url' must be a web address starting with http:// or https://")
+    for key in ("date", "accessed"):
+        value = source.get(key)
+        if key in allowed and isinstance(value, str) and value.strip() and not _iso_date(value.strip()):
+            errors.append(f"{key!r} must be a date as YYYY-MM-DD, got {value[:40]!r}")
+    return errors
+
+
+def clean_source(kind: str, values: dict) -> dict:
+    """A source of ``kind`` from a form's or a request's ``values``: only the keys that kind takes, stripped, empty
+    ones left out (check it with :func:`source_errors`)."""
+    keys = SOURCE_KINDS.get(kind, ()) + OPTIONAL_KEYS.get(kind, ()) + ("note",)
+    out = {"kind": kind}
+    for key in keys:
+        value = values.get(key)
+        if hasattr(value, "isoformat"):
+            value = value.isoformat()
+        value = str(value or "").strip()
+        if value:
+            out[key] = value
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -52,6 +127,11 @@ def citation(file: str) -> dict | None:
     return bibliography().get(str(file or "")[:3])
 
 
+def _clip(text, n: int) -> str:
+    text = str(text or "")
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
 def short_source(source: dict | None) -> str:
     """A few words for display beside a value, e.g. ``"seed 000 · Table 1"``."""
     if not source:
@@ -61,6 +141,10 @@ def short_source(source: dict | None) -> str:
         cited = citation(source.get("file", ""))
         name = cited["short"] if cited else f"seed {str(source.get('file', ''))[:3]}"
         return f"{name} · {source.get('where', '')}"
+    if kind == "paper":
+        return f"{_clip(source.get('title'), 40)} · {source.get('where', '')}"
+    if kind == "url":
+        return _clip(re.sub(r"^https?://(www\.)?", "", str(source.get("url", ""))), 40)
     if kind == "measurement":
         return f"measured on {source.get('host')} {source.get('date')}"
     if kind == "assumption":
@@ -80,6 +164,14 @@ def describe_source(source: dict | None) -> str:
         cited = citation(source.get("file", ""))
         text = (f"From {cited['citation']}, {source.get('where')} (seed file {source.get('file')})." if cited
                 else f"From {source.get('file')}, {source.get('where')}.")
+    elif kind == "paper":
+        authors = f"{source['authors']}, " if source.get("authors") else ""
+        year = f" ({source['year']})" if source.get("year") else ""
+        doi = f", doi:{source['doi']}" if source.get("doi") else ""
+        text = f"From {authors}{source.get('title')}{year}{doi}, {source.get('where')}."
+    elif kind == "url":
+        accessed = f" (accessed {source['accessed']})" if source.get("accessed") else ""
+        text = f"From {source.get('url')}{accessed}."
     elif kind == "measurement":
         text = f"Measured on host {source.get('host')} on {source.get('date')}."
     elif kind == "assumption":

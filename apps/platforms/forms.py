@@ -1,28 +1,63 @@
 """The edit page of a workspace's copy of a platform: each fact of the platform, its node types and its storage
-tiers with its value in units and its source beside it.  A changed value needs a new source (an assumption with
-its reason, or a measurement with host and date); a value left as shown keeps its own."""
+tiers with its value in units and its source beside it.  A changed value needs a new source (a paper, a web page, a
+measurement, an assumption or a fit: :mod:`apps.core.provenance`); a value left as shown keeps its own."""
 
 from __future__ import annotations
 
 from django import forms
 
 from apps.core.fields import QuantityFormField
-from apps.core.provenance import source_errors
+from apps.core.provenance import SOURCE_LABELS, clean_source, source_errors
 from apps.core.templatetags.skyplan import column_label
 from apps.platforms.models import Platform
 from apps.platforms.services import FactChange, InvalidEdit, edit_platform, key_of
 
-__all__ = ["FactsForm", "IdentityForm", "PlatformEditor"]
+__all__ = ["FactsForm", "IdentityForm", "PlatformEditor", "SOURCE_CHOICES", "SOURCE_PARTS", "add_source_fields",
+           "source_from"]
 
-SOURCE_CHOICES = [("", "— choose when you change the value —"), ("assumption", "assumption (give the reason)"),
-                  ("measurement", "measurement (give host and date)")]
-NEEDS_SOURCE = ("changed: give its new source — an assumption with its reason, or a measurement with the host and "
-                "the date")
+SOURCE_CHOICES = [("", "— choose when you change the value —"), *SOURCE_LABELS.items()]
+#: the inputs of a new source: key, short label, which kinds use it
+SOURCE_PARTS = (
+    ("title", "title of the paper", "paper"),
+    ("where", "table, figure or section", "paper"),
+    ("url", "web address", "url"),
+    ("host", "host", "measurement"),
+    ("date", "date", "measurement"),
+    ("reason", "reason", "assumption"),
+    ("method", "fitted to what, and how", "fitted"),
+)
+#: the full label of each input, naming the value it is the source of
+_PART_LABELS = {"title": "title of the paper giving {}", "where": "table, figure or section giving {}",
+                "url": "web address giving {}", "host": "host that measured {}", "date": "date {} was measured",
+                "reason": "reason for {}", "method": "what {} was fitted to"}
+NEEDS_SOURCE = ("changed: give its new source — a paper (title and table), a web page, a measurement (host and date), "
+                "an assumption (its reason) or a fit (what it was fitted to)")
+
+
+def add_source_fields(form: forms.Form, name: str, plain: str) -> None:
+    """The inputs of a new source for the value ``name`` of ``form``: ``<name>-kind`` and one per source key."""
+    form.fields[f"{name}-kind"] = forms.ChoiceField(choices=SOURCE_CHOICES, required=False,
+                                                    label=f"new source of {plain}")
+    for key, _, _ in SOURCE_PARTS:
+        if key == "date":
+            form.fields[f"{name}-{key}"] = forms.DateField(required=False, label=_PART_LABELS[key].format(plain),
+                                                           widget=forms.DateInput(attrs={"type": "date"}))
+        else:
+            form.fields[f"{name}-{key}"] = forms.CharField(required=False, max_length=500,
+                                                           label=_PART_LABELS[key].format(plain))
+
+
+def source_from(data: dict, name: str) -> dict | None:
+    """The new source typed in for ``name`` (None when no kind was chosen)."""
+    kind = data.get(f"{name}-kind")
+    if not kind:
+        return None
+    return clean_source(kind, {key: data.get(f"{name}-{key}") for key, _, _ in SOURCE_PARTS})
 
 
 class FactsForm(forms.Form):
     """The facts of one catalogue row (the platform, a node type or a storage tier), each with the fields of a new
-    source: ``<fact>``, ``<fact>-kind``, ``<fact>-reason``, ``<fact>-host`` and ``<fact>-date``."""
+    source: ``<fact>``, ``<fact>-kind`` and ``<fact>-<key>`` per source key (:data:`SOURCE_PARTS`)."""
 
     def __init__(self, data=None, *, obj, prefix: str):
         super().__init__(data, prefix=prefix)
@@ -37,14 +72,7 @@ class FactsForm(forms.Form):
                 field.widget = forms.Textarea(attrs={"rows": 2})
             self.fields[name] = field
             self.initial[name] = getattr(obj, name)
-            self.fields[f"{name}-kind"] = forms.ChoiceField(choices=SOURCE_CHOICES, required=False,
-                                                            label=f"new source of {plain}")
-            self.fields[f"{name}-reason"] = forms.CharField(required=False, max_length=500,
-                                                            label=f"reason for {plain}")
-            self.fields[f"{name}-host"] = forms.CharField(required=False, max_length=255,
-                                                          label=f"host that measured {plain}")
-            self.fields[f"{name}-date"] = forms.DateField(required=False, label=f"date {plain} was measured",
-                                                          widget=forms.DateInput(attrs={"type": "date"}))
+            add_source_fields(self, name, plain)
         self._changed: dict[str, FactChange] = {}
 
     @property
@@ -69,23 +97,17 @@ class FactsForm(forms.Form):
         data = super().clean()
         self._changed = {}
         for name in type(self.obj).FACT_FIELDS:
-            parts = [name] + [f"{name}-{part}" for part in ("kind", "reason", "host", "date")]
+            parts = [name, f"{name}-kind"] + [f"{name}-{key}" for key, _, _ in SOURCE_PARTS]
             if any(p in self.errors for p in parts) or self._unchanged(name, data.get(name)):
                 continue
             value = data.get(name)
             if value in (None, "", []):
                 self._changed[name] = FactChange(self.obj, name, value, None)  # cleared: its source goes with it
                 continue
-            kind = data.get(f"{name}-kind")
-            if not kind:
+            source = source_from(data, name)
+            if source is None:
                 self.add_error(name, NEEDS_SOURCE)
                 continue
-            if kind == "assumption":
-                source = {"kind": kind, "reason": (data.get(f"{name}-reason") or "").strip()}
-            else:
-                date = data.get(f"{name}-date")
-                source = {"kind": kind, "host": (data.get(f"{name}-host") or "").strip(),
-                          "date": date.isoformat() if date else ""}
             problems = source_errors(source)
             if problems:
                 self.add_error(name, "changed: its new source is incomplete: " + "; ".join(problems))
@@ -102,10 +124,12 @@ class FactsForm(forms.Form):
         out = []
         for name in names or type(self.obj).FACT_FIELDS:
             value = self[name]
-            source = [self[f"{name}-{part}"] for part in ("kind", "reason", "host", "date")]
+            kind = self[f"{name}-kind"]
+            parts = [(self[f"{name}-{key}"], label, used_by) for key, label, used_by in SOURCE_PARTS]
+            source = [kind, *(p[0] for p in parts)]
             out.append({
-                "name": name, "value": value, "kind": source[0], "reason": source[1], "host": source[2],
-                "date": source[3], "source_errors": [e for f in source for e in f.errors],
+                "name": name, "value": value, "kind": kind, "parts": parts,
+                "source_errors": [e for f in source for e in f.errors],
                 "source_short": self.obj.source_short(name) if getattr(self.obj, name) not in (None, "", []) else "",
                 "source_text": self.obj.source_text(name),
                 "open": any(f.errors for f in [value, *source]) or bool(

@@ -133,8 +133,9 @@ def test_a_changed_value_without_a_new_source_is_refused_and_nothing_is_saved(cl
     response = client.post(f"/platforms/{magnus_copy.slug}/edit/", data)
 
     assert response.status_code == 400
-    assert _errors(response) == [f"Node type {node.name} · Memory: changed: give its new source — an assumption "
-                                 "with its reason, or a measurement with the host and the date"]
+    assert _errors(response) == [f"Node type {node.name} · Memory: changed: give its new source — a paper (title "
+                                 "and table), a web page, a measurement (host and date), an assumption (its reason) "
+                                 "or a fit (what it was fitted to)"]
     assert "Nothing was saved" in response.content.decode()
     assert _state(magnus_copy) == before
 
@@ -347,3 +348,32 @@ def test_a_capacity_of_600_gigabytes_and_a_price_in_aud_per_hour_are_saved(clien
     tier.refresh_from_db()
     magnus_copy.refresh_from_db()
     assert (tier.capacity, magnus_copy.node_hour_rate) == (600e9, 0.05)
+
+
+@pytest.mark.parametrize(("typed", "saved"), [
+    ({"kind": "paper", "title": "Cray XC40 network", "where": "Table 4", "reason": "not an assumption"},
+     {"kind": "paper", "title": "Cray XC40 network", "where": "Table 4"}),
+    ({"kind": "url", "url": "https://pawsey.org.au/systems/magnus/"},
+     {"kind": "url", "url": "https://pawsey.org.au/systems/magnus/"}),
+    ({"kind": "fitted", "method": "least squares to our 394-job run"},
+     {"kind": "fitted", "method": "least squares to our 394-job run"}),
+])
+def test_a_changed_value_may_cite_a_paper_a_web_page_or_a_fit(client, team, magnus_copy, typed, saved):
+    client.force_login(team["dave"])
+    data = _edit_data(client, magnus_copy, **{"platform-wan_bandwidth": "20 Gb/s",
+                                               **{f"platform-wan_bandwidth-{k}": v for k, v in typed.items()}})
+    assert client.post(f"/platforms/{magnus_copy.slug}/edit/", data).status_code == 302
+    assert Platform.objects.get(pk=magnus_copy.pk).provenance["wan_bandwidth"] == saved
+
+
+def test_a_web_page_source_needs_a_web_address(client, team, magnus_copy):
+    before = _state(magnus_copy)
+    client.force_login(team["dave"])
+    data = _edit_data(client, magnus_copy, **{"platform-wan_bandwidth": "20 Gb/s",
+                                               "platform-wan_bandwidth-kind": "url",
+                                               "platform-wan_bandwidth-url": "pawsey.org.au"})
+    response = client.post(f"/platforms/{magnus_copy.slug}/edit/", data)
+    assert response.status_code == 400
+    assert _errors(response) == ["Magnus (Pawsey Cray XC40) (copy) · WAN bandwidth to the data source: changed: its new source is "
+                                 "incomplete: 'url' must be a web address starting with http:// or https://"]
+    assert _state(magnus_copy) == before
