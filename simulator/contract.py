@@ -32,6 +32,7 @@ from simulator.errors import ContractError, FieldError, join_path
 from simulator.model.chiles import default_placements
 from simulator.model.simulate import check_scenario
 from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
+from simulator.model.stages import as_general, default_placement, task_count
 
 __all__ = [
     "CONTRACT_VERSION", "LIMITS", "Limits", "FieldError", "ContractError", "Placement", "RunOptions",
@@ -362,10 +363,13 @@ def check_options(options: RunOptions, platform: PlatformSpec, workload: Workloa
 
 def stage_defaults(platform: PlatformSpec, workload: WorkloadSpec) -> dict[str, StagePlacement]:
     """The placement each stage gets when the request leaves it out: for CHILES the paper's (§5), otherwise
-    the plain :class:`StagePlacement` defaults."""
+    :func:`simulator.model.stages.default_placement` (one pool of the compute partition for every stage)."""
     if workload.template == "chiles" and (platform.node_types or platform.storage):
         return {p.stage: p for p in default_placements(platform, workload)}
-    return {s.name: StagePlacement(stage=s.name) for s in workload.stages}
+    sc = ScenarioSpec(platform=platform, workload=workload)
+    if not platform.node_types:
+        return {s.name: StagePlacement(stage=s.name) for s in workload.stages}
+    return {s.name: default_placement(sc, s.name) for s in workload.stages}
 
 
 def complete(p: Placement, default: StagePlacement | None) -> StagePlacement:
@@ -401,7 +405,7 @@ def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: Workloa
 #: (2026-11-25, ``bench/admission.py``): CHILES epoch (42 days) 3.5-3.6 kB of traced peak on the batch platforms and
 #: 5.9 kB on the cloud; the SDP job array (40,000 jobs) 1.8 kB of resident memory.  Rounded up so the estimate errs
 #: on the side of refusing.
-BYTES_PER_TASK = {"chiles": 8_000, "job_array": 2_500, "custom_dag": 8_000}
+BYTES_PER_TASK = {"chiles": 8_000, "stages": 8_000, "job_array": 2_500, "custom_dag": 8_000}
 #: engine events per task: each phase starts and ends, plus the task's own start and end (a bound)
 EVENTS_PER_PHASE = 2
 
@@ -447,13 +451,14 @@ def estimate(spec: ScenarioSpec) -> Estimate:
         per_task = min(subbands, float(split.subbands_per_task or subbands))
         groups = math.ceil(subbands / _count(w.param("max_concat_subbands", 12), 12.0))
         tasks = days * (1 + math.ceil(subbands / per_task)) + subbands + groups + 1
-    elif w.template == "job_array":
-        st = w.stage("job") or (w.stages[0] if w.stages else None)
-        tasks = _count(w.param("n_jobs", st.n_tasks if st else 1))
-        phases_per_task = 3.0  # stage in, compute, stage out
     else:
-        tasks = float(sum(max(1, s.n_tasks) for s in w.stages)) + len(w.stages)
-        phases_per_task = 3.0
+        g = as_general(w)
+        try:
+            counts = [task_count(s, g) for s in g.stages]
+        except ValueError:
+            counts = [1 for _ in g.stages]  # the build names the bad count
+        tasks = float(sum(max(1, c) for c in counts)) + len(g.stages)
+        phases_per_task = 2.0  # overhead, then CPU and I/O together
     tasks = math.ceil(tasks) if math.isfinite(tasks) else math.inf
     return Estimate(tasks=tasks, events=math.ceil(tasks * (phases_per_task + 1) * EVENTS_PER_PHASE)
                     if math.isfinite(tasks) else math.inf,

@@ -24,6 +24,7 @@ from .billing import Bill, CostLine, bill, gb_months, storage_intervals
 from .chiles import STAGES, BuiltGraph, ChilesDemands, build_chiles, chiles_demands
 from .specs import ScenarioSpec
 from .spot import sample_interruption
+from .stages import GENERAL_TEMPLATES, build_stages
 
 __all__ = [
     "TaskBar",
@@ -140,15 +141,9 @@ def build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: 
     t = scenario.workload.template
     if t == "chiles":
         return build_chiles(scenario, demands or chiles_demands(scenario.workload), rng=rng, **kwargs)
-    if t == "job_array":
-        from .job_array import build_job_array
-
-        return build_job_array(scenario, rng=rng)
-    if t == "custom_dag":
-        from .custom_dag import build_custom_dag
-
-        return build_custom_dag(scenario, rng=rng)
-    raise ValueError(f"unknown workload template {t!r}; expected chiles, job_array or custom_dag")
+    if t in GENERAL_TEMPLATES:
+        return build_stages(scenario, rng=rng)
+    raise ValueError(f"unknown workload template {t!r}; expected chiles or {', '.join(GENERAL_TEMPLATES)}")
 
 
 def _wan_variability(graph: TaskGraph, cv: float | None, rng: random.Random) -> TaskGraph:

@@ -20,7 +20,12 @@ __all__ = [
     "SchedulerSpec",
     "PricingSpec",
     "PlatformSpec",
+    "RoleIO",
     "StageSpec",
+    "ROLES",
+    "ACCESS_PATTERNS",
+    "DEPENDENCY_KINDS",
+    "SIZE_DISTRIBUTIONS",
     "WorkloadSpec",
     "StagePlacement",
     "ScenarioSpec",
@@ -30,6 +35,13 @@ __all__ = [
 
 POLICIES = ("static", "dynamic", "elastic")
 PRICING_MODELS = ("on_demand", "spot", "node_hour", "none")
+#: storage roles a stage reads and writes; a scenario's placement maps each to a tier of the platform
+ROLES = ("input", "scratch", "output")
+ACCESS_PATTERNS = ("sequential", "random")
+#: how the tasks of a stage wait for those of a stage it depends on
+DEPENDENCY_KINDS = ("all", "one_to_one", "grouped")
+#: how one task's size (a multiplier of the stage's per-task demands) varies across the stage's tasks
+SIZE_DISTRIBUTIONS = ("fixed", "list", "lognormal")
 
 
 @dataclass(frozen=True)
@@ -164,8 +176,41 @@ class PlatformSpec:
 
 
 @dataclass(frozen=True)
+class RoleIO:
+    """Bytes one task reads and writes on the tier playing ``role`` (input, scratch, output).
+
+    ``pattern`` ``random`` moves the bytes in requests of ``request_bytes``, each one
+    operation of the tier's IOPS; ``sequential`` costs bandwidth only."""
+
+    role: str
+    read_bytes: float = 0.0
+    write_bytes: float = 0.0
+    pattern: str = "sequential"
+    request_bytes: float | None = None
+
+    @property
+    def ops(self) -> float:
+        """I/O operations of one task (random access only)."""
+        if self.pattern != "random" or not self.request_bytes:
+            return 0.0
+        return (self.read_bytes + self.write_bytes) / self.request_bytes
+
+
+@dataclass(frozen=True)
 class StageSpec:
-    """Per-task demands of one stage (one work-unit at the stage's reference size)."""
+    """One stage of a workload: how many tasks, what one task demands, what it waits for.
+
+    The task count is ``n_tasks``, or, when ``tasks_per`` names a workload parameter, that
+    parameter's value (a number) or its number of items (a list).  ``cpu_seconds`` are
+    core-seconds on a core of ``reference_speed`` (on the scale of a node type's
+    ``core_speed``).  ``io`` gives bytes per storage role; a stage with no ``io`` uses the
+    legacy fields (``seq_read_bytes`` from the input role, ``seq_write_bytes`` to the
+    output role, ``random_*_ops`` on the input tier's IOPS), as CHILES does.  Task ``i``'s
+    CPU and bytes are multiplied by its size factor (``size_distribution``: ``fixed`` = 1,
+    ``list`` = ``size_values[i]``, ``lognormal`` = mean 1 and log-sigma ``size_sigma``,
+    drawn from the scenario seed).  ``dependency`` applies to every stage in
+    ``depends_on``: ``all`` (wait for every task), ``one_to_one`` (task i waits for task i)
+    or ``grouped`` (task i waits for tasks ``i*group_size`` .. ``(i+1)*group_size - 1``)."""
 
     name: str
     seq_read_bytes: float = 0.0
@@ -179,11 +224,36 @@ class StageSpec:
     overhead_s: float = 0.0
     n_tasks: int = 1
     depends_on: tuple[str, ...] = ()
+    tasks_per: str = ""
+    reference_speed: float = 1.0
+    io: tuple[RoleIO, ...] = ()
+    dependency: str = "all"
+    group_size: int = 1
+    size_distribution: str = "fixed"
+    size_values: tuple[float, ...] = ()
+    size_sigma: float = 0.0
+
+    def role_io(self) -> tuple[RoleIO, ...]:
+        """Per-role demands of one task: ``io``, or the legacy fields expressed as roles."""
+        if self.io:
+            return self.io
+        out = []
+        if self.seq_read_bytes:
+            out.append(RoleIO("input", read_bytes=self.seq_read_bytes))
+        if self.seq_write_bytes:
+            out.append(RoleIO("output", write_bytes=self.seq_write_bytes))
+        return tuple(out)
+
+    @property
+    def legacy_ops(self) -> float:
+        """Random operations given as counts (the legacy fields), charged to the input tier's IOPS if it has any."""
+        return 0.0 if self.io else self.random_read_ops + self.random_write_ops
 
 
 @dataclass(frozen=True)
 class WorkloadSpec:
-    """A workload: a template (``chiles``, ``job_array``, ``custom_dag``), its numeric
+    """A workload: a template (``stages``, the general DAG of stages; ``chiles``; ``job_array`` and
+    ``custom_dag``, older names of ``stages`` kept as aliases), its numeric
     parameters in base units (``n_days``, ``day_size_mean`` ...) and per-stage demands."""
 
     slug: str
@@ -218,6 +288,8 @@ class StagePlacement:
     queue_wait_s: float | None = None  # override of the sampled queue wait
     #: chiles SPLIT on the cloud: sub-bands processed by one instance one after the other
     subbands_per_task: int | None = None
+    #: the tier of the scratch role (None: the node-local tier if the platform has one, else ``storage_in``)
+    storage_scratch: str | None = None
 
 
 @dataclass(frozen=True)

@@ -195,10 +195,10 @@ def _cancel_and_time_until_free(run: SimulationRun, worker: Worker) -> float:
 
 
 def _start_long_run(queue) -> tuple[SimulationRun, Replication, Worker]:
-    """A simulation that runs for minutes (the SDP predict workload with 400,000 jobs), sent to a new worker."""
+    """A simulation that runs for minutes (the SDP predict workload with 160,000 jobs of three stages), sent to a new worker."""
     _catalogue()
     run = create_run(platform=Platform.objects.get(slug="sdp-p3"), workload=Workload.objects.get(slug="sdp-predict-p3"),
-                     workload_overrides={"n_jobs": 400_000.0})
+                     workload_overrides={"n_jobs": 160_000.0})
     worker = queue.start("a")
     with queue.sending():
         dispatch_run(run)

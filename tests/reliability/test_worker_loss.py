@@ -56,7 +56,7 @@ def test_a_simulation_whose_worker_is_killed_ends_failed_naming_the_worker(worke
     queue = f"reliability-{uuid.uuid4().hex[:8]}"
     first = workers(queue, f"{queue}-a")
     workload = Workload.objects.get(slug="sdp-predict-p3")
-    workload.parameters = {**workload.parameters, "n_jobs": 400000.0}  # ~40 s of simulation: killed long before
+    workload.parameters = {**workload.parameters, "n_jobs": 160000.0}  # 480,000 tasks (~30 s): killed long before
     workload.save()
     run = run_services.create_run(platform=Platform.objects.get(slug="sdp-p3"), workload=workload)
     default_queue = app.conf.task_default_queue

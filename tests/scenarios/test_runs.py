@@ -165,7 +165,7 @@ def test_a_long_run_reports_progress_and_can_be_cancelled(celery_worker_process,
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     workload = Workload.objects.get(slug="sdp-predict-p3")
-    workload.parameters = {**workload.parameters, "n_jobs": 400000.0}  # a long run: ~40 s of simulation
+    workload.parameters = {**workload.parameters, "n_jobs": 160000.0}  # a long run: 480,000 tasks, ~30 s of simulation
     workload.save()
     run = create_run(platform=Platform.objects.get(slug="sdp-p3"), workload=workload, user=user)
     dispatch_run(run)

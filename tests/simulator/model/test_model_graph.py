@@ -108,13 +108,17 @@ def test_it_wires_custom_dags_one_to_one_or_through_barriers(platforms):
     assert c.deps == (barrier.id,) and sorted(barrier.deps) == [t.id for t in b]
 
 
-def test_it_builds_job_arrays_with_staging_phases(platforms):
+def test_a_job_array_runs_every_stage_chained_one_to_one(platforms):
     p = platforms["aws-sydney"]
-    w = WorkloadSpec("j", template="job_array", parameters={"n_jobs": 5, "stage_in_bytes": 1e9, "stage_out_bytes": 1e8},
-                     stages=(StageSpec("job", cpu_seconds=10, seq_read_bytes=1e9),))
-    pls = (StagePlacement("job", "m3.xlarge", 2, "S3 Reduced Redundancy", "S3 Reduced Redundancy", "spot", "elastic"),)
+    w = WorkloadSpec("j", template="job_array", parameters={"n_jobs": 5},
+                     stages=(StageSpec("in", seq_read_bytes=1e9), StageSpec("run", cpu_seconds=10),
+                             StageSpec("out", seq_write_bytes=1e8)))
+    pls = tuple(StagePlacement(s, "m3.xlarge", 2, "S3 Reduced Redundancy", "S3 Reduced Redundancy", "spot", "elastic")
+                for s in ("in", "run", "out"))
     g = build_job_array(ScenarioSpec(platform=p, workload=w, placements=pls)).graph
-    assert len(g.tasks) == 5
-    assert [ph.name for ph in g.tasks[0].phases] == ["stage_in", "compute", "stage_out"]
-    assert g.pools[0].policy == "elastic" and g.pools[0].nodes == 2
+    assert _counts(g) == {"in": 5, "run": 5, "out": 5}
+    ins = [t for t in g.tasks if t.stage == "in"]
+    runs = [t for t in g.tasks if t.stage == "run"]
+    assert [t.deps for t in runs] == [(ins[i].id,) for i in range(5)]
+    assert len(g.pools) == 1 and g.pools[0].policy == "elastic" and g.pools[0].nodes == 2
     json.dumps(dataclasses.asdict(g))
