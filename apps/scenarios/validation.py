@@ -11,15 +11,18 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from apps.platforms.models import Platform
 from apps.scenarios.adapters import observations, platform_spec, workload_spec
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.calibration import FittedParameter, fit_invert_cpu
+from simulator.model.io_rate import Benchmarks, benchmarks_from_dict
+from simulator.model.io_validation import validate_io
 from simulator.model.validation import validate
 
-__all__ = ["validation_report", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures"]
+__all__ = ["validation_report", "io_benchmarks", "io_rows", "seed_summaries", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures"]
 
 DEFAULT_WORKLOAD = "chiles-epoch1"
 
@@ -69,6 +72,40 @@ def pass_rates(rows: list[dict]) -> dict:
             "qualitative_met": sum(1 for r in qualitative if r["met"]), "qualitative_total": len(qualitative)}
 
 
+def io_benchmarks(directory: Path | None = None) -> Benchmarks:
+    """The catalogue's I/O benchmark systems and runs (``io_benchmarks.json``, seeds 001, 002, 004)."""
+    path = Path(directory or settings.SKYPLAN_CATALOGUE_DIR) / "io_benchmarks.json"
+    return benchmarks_from_dict(json.loads(path.read_text(encoding="utf-8")), name=path.name)
+
+
+def io_rows() -> list[dict]:
+    """Published vs predicted for every I/O benchmark of the catalogue whose observation is loaded."""
+    obs = observations(ReferenceObservation.objects.select_related("platform", "workload"))
+    return [asdict(r) for r in validate_io(io_benchmarks(), obs)]
+
+
+def seed_summaries(rows: list[dict]) -> list[dict]:
+    """Per seed study: out-of-sample numeric rows, their median |error|, how many within 25% and beyond 50%,
+    in-sample rows and qualitative checks met; ``seed`` "all" first."""
+
+    def one(seed: str, rs: list[dict]) -> dict:
+        scored = [r for r in rs if r["target_pct"] is not None and r["published"] is not None and not r["in_sample"]]
+        errs = sorted(abs(r["error_pct"]) for r in scored)
+        median = None
+        if errs:
+            mid = len(errs) // 2
+            median = errs[mid] if len(errs) % 2 else (errs[mid - 1] + errs[mid]) / 2
+        qual = [r for r in rs if r["target_pct"] is None]
+        return {"seed": seed, "rows": len(scored), "median_abs_error_pct": median,
+                "within_25": sum(1 for e in errs if e <= 25.0), "beyond_50": sum(1 for e in errs if e > 50.0),
+                "met": sum(1 for r in scored if r["met"]),
+                "in_sample": sum(1 for r in rs if r["in_sample"] and r["target_pct"] is not None),
+                "qualitative_met": sum(1 for r in qual if r["met"]), "qualitative": len(qual)}
+
+    seeds = sorted({r["seed"] for r in rows if r["seed"]})
+    return [one("all", rows)] + [one(s, [r for r in rows if r["seed"] == s]) for s in seeds]
+
+
 def validation_report(workload_slug: str = DEFAULT_WORKLOAD, seed: int = 0) -> dict:
     """Published vs simulated for every reference quantity of ``workload_slug``, plus every fitted value.
 
@@ -76,12 +113,14 @@ def validation_report(workload_slug: str = DEFAULT_WORKLOAD, seed: int = 0) -> d
     workload = Workload.objects.prefetch_related("stages").get(slug=workload_slug)
     platforms, spec, obs = _inputs(workload)
     rows = [asdict(r) for r in validate(platforms, spec, obs, seed=seed, fitted_from=fitted_from(workload))]
+    rows += io_rows()
     return {
         "workload": workload.slug,
         "seed": seed,
         "rows": [r for r in rows if r["target_pct"] is not None],
         "qualitative": [r for r in rows if r["target_pct"] is None],
         "fitted": fitted_values(workload),
+        "seeds": seed_summaries(rows),
         **pass_rates(rows),
     }
 

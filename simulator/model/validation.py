@@ -159,9 +159,11 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
         if progress:
             progress(min(done, steps), steps)
 
+    split_seconds: dict[str, float] = {}
     for slug in _platforms_with(obs, "split_single_time", platforms):
         p = platforms[slug]
         seconds, bound = work_unit_time(p, workload, "split", seed=seed)
+        split_seconds[slug] = seconds
         rows.append(_row(_find(obs, "split_single_time", slug), "split_single_time", seconds, "s", "single",
                          f"{demands.split_ref_day_bytes / 1e9:.0f} GB day, one sub-band; bound by {bound}",
                          explanation_if_missed=_split_why(p, workload), fitted_from=fitted_from))
@@ -179,6 +181,16 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
                     "one: a CPU demand fitted where SPLIT is CPU-bound at ~100 MB/s cannot also give this share at "
                     "the slower rate here under a single CPU-per-byte law"), use.where or use.note, use.key, use.seed, None))
         tick()
+    ratio_obs = next((o for o in obs if o.quantity == "split_throughput_ratio_vs_aws"
+                      and isinstance(o.value, int | float)), None)
+    clouds = [s for s in split_seconds if platforms[s].is_cloud]
+    if ratio_obs is not None and len(clouds) == 1:
+        for slug in sorted(s for s in split_seconds if not platforms[s].is_cloud):
+            rows.append(_row(replace(ratio_obs, platform=slug), "split_throughput_ratio_vs_aws",
+                             split_seconds[clouds[0]] / split_seconds[slug], "x", "single",
+                             f"the simulated SPLIT work-unit times: {clouds[0]} / {slug} (same bytes read)",
+                             explanation_if_missed="follows the two SPLIT rows (the cloud's block volume rate and "
+                                                   "this platform's CPU-bound SPLIT)", fitted_from=fitted_from))
     for slug in _platforms_with(obs, "invert_single_time", platforms):
         o = _find(obs, "invert_single_time", slug)
         held_out = leave_one_platform_out(platforms, workload, obs, slug)

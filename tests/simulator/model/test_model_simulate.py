@@ -99,7 +99,7 @@ def test_it_predicts_the_out_of_sample_rows_it_met_before_the_fit_moved_to_the_c
 
 
 def test_it_explains_every_missed_target(rows):
-    assert len(rows) == 18
+    assert len(rows) == 20
     for row in rows.values():
         assert row.simulated == row.simulated  # not NaN
         if not row.met:

@@ -38,6 +38,16 @@ class Command(BaseCommand):
                 f"published {pub:>9} simulated {r['simulated']:>9,.4g} {r['unit']:<6} {err:>8} target {r['target']}"
                 f"{'  [in sample]' if r['in_sample'] else ''}"
             )
+        for sm in report["seeds"][1:]:
+            self.stdout.write(_summary_line(sm))
         self.stdout.write(f"{report['met']}/{report['total']} out-of-sample targets met "
                           f"({report['in_sample']} in-sample rows not counted); "
-                          f"qualitative checks: {report['qualitative_met']}/{report['qualitative_total']} met")
+                          f"qualitative checks: {report['qualitative_met']}/{report['qualitative_total']} met; "
+                          f"{_summary_line(report['seeds'][0]).split(': ', 1)[1]}")
+
+
+def _summary_line(sm: dict) -> str:
+    med = "—" if sm["median_abs_error_pct"] is None else f"{sm['median_abs_error_pct']:.1f}%"
+    return (f"seed {sm['seed']}: {sm['rows']} out-of-sample rows, median |error| {med}, {sm['within_25']} within 25%, "
+            f"{sm['beyond_50']} beyond 50%; {sm['in_sample']} in sample; qualitative {sm['qualitative_met']}/"
+            f"{sm['qualitative']}")

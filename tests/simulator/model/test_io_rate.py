@@ -1,0 +1,101 @@
+"""The I/O benchmark model: each mechanism by hand, the seeds' qualitative results from the shipped catalogue,
+and the catalogue file's errors."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from simulator.model.io_rate import IOLibrary, SharedStorage, aggregate_rate, benchmarks_from_dict, knee_nodes
+from simulator.model.io_validation import io_curve
+
+CATALOGUE = Path(__file__).resolve().parents[3] / "fixtures" / "catalogue"
+MB, GB, KiB = 1e6, 1e9, 1024.0
+
+LUSTRE = SharedStorage("fs", "fs", targets=10, target_write_bytes_per_s=100 * MB, target_read_bytes_per_s=100 * MB,
+                       client_write_bytes_per_s=50 * MB, client_read_bytes_per_s=50 * MB)
+PER_PROCESS = IOLibrary("pp", "file per process", "file_per_process")
+SHARED = IOLibrary("sh", "one shared file", "shared_file")
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return benchmarks_from_dict(json.loads((CATALOGUE / "io_benchmarks.json").read_text()))
+
+
+def test_it_is_bound_by_the_clients_until_the_targets_the_files_reach_are_slower():
+    r = aggregate_rate(LUSTRE, PER_PROCESS, "write", 4, data_bytes=10 * GB, stripe_count=1)
+    assert r.bytes_per_s == pytest.approx(200 * MB) and r.bound_by == "clients"
+    # 40 writers could do 2 GB/s; their 40 files reach all 10 targets: 1 GB/s
+    r = aggregate_rate(LUSTRE, PER_PROCESS, "write", 40, data_bytes=10 * GB, stripe_count=1)
+    assert r.bytes_per_s == pytest.approx(1000 * MB) and r.bound_by == "targets"
+    # one shared file striped over 2 targets: 200 MB/s however many write it
+    r = aggregate_rate(LUSTRE, SHARED, "write", 40, data_bytes=10 * GB, stripe_count=2)
+    assert r.bytes_per_s == pytest.approx(200 * MB)
+
+
+def test_readers_of_the_same_data_meet_its_stripes_and_stop_scaling_there():
+    rates = [aggregate_rate(LUSTRE, PER_PROCESS, "read", n, data_bytes=GB, stripe_count=4).bytes_per_s
+             for n in (1, 4, 8, 16)]
+    assert rates == pytest.approx([50 * MB, 200 * MB, 400 * MB, 400 * MB])
+    assert knee_nodes(LUSTRE, PER_PROCESS, "read", data_bytes=GB, stripe_count=4) == pytest.approx(8.0)
+
+
+def test_a_write_back_cache_absorbs_at_the_front_rate_then_drains_at_the_targets_rate():
+    fs = SharedStorage("c", "c", targets=2, target_write_bytes_per_s=100 * MB, client_write_bytes_per_s=100 * MB,
+                       cache_bytes=3 * GB)
+    # 4 writers: 400 MB/s in, 200 MB/s out; the cache fills in 3 GB / 200 MB/s = 15 s, having taken 6 GB
+    small = aggregate_rate(fs, PER_PROCESS, "write", 4, data_bytes=6 * GB)
+    assert small.bytes_per_s == pytest.approx(400 * MB) and small.bound_by == "cache"
+    big = aggregate_rate(fs, PER_PROCESS, "write", 4, data_bytes=10 * GB)
+    assert big.seconds == pytest.approx(15 + 4 * GB / (200 * MB)) and big.bound_by == "targets"
+    # one file on one of the two targets reaches half the cache: 1.5 GB fills in 5 s at 400 - 100 MB/s,
+    # having taken 2 GB; the third GB drains at 100 MB/s
+    one = aggregate_rate(fs, SHARED, "write", 4, data_bytes=3 * GB, stripe_count=1)
+    assert one.seconds == pytest.approx(5 + 1 * GB / (100 * MB)) and one.bound_by == "targets"
+
+
+def test_small_requests_pay_a_latency_each_and_a_library_overhead_divides_the_rate():
+    fs = SharedStorage("l", "l", client_write_bytes_per_s=100 * MB, request_latency_s=1e-3)
+    r = aggregate_rate(fs, PER_PROCESS, "write", 1, data_bytes=GB, request_bytes=100 * KiB)
+    assert r.bytes_per_s == pytest.approx(100 * KiB / (1e-3 + 100 * KiB / (100 * MB)))
+    slow = IOLibrary("s", "s", "file_per_process", write_efficiency=0.5)
+    assert aggregate_rate(fs, slow, "write", 2, data_bytes=GB).bytes_per_s == pytest.approx(100 * MB)
+
+
+def test_seed_002_parallel_reads_of_one_table_flatten_past_about_20_nodes(bench):
+    e = next(x for x in bench.experiments if x.key == "table-read-knee")
+    curve = dict(io_curve(bench, e, "nodes", [1, 4, 20, 30, 50]))
+    assert curve[4] == pytest.approx(4 * curve[1])
+    assert curve[50] < 1.1 * curve[20]
+
+
+def test_seed_004_the_fornax_write_rate_drops_past_its_cache(bench):
+    e = next(x for x in bench.experiments if x.key == "fornax-cache-drop")
+    cache = bench.storage["fornax-lustre"].cache_bytes
+    curve = dict(io_curve(bench, e, "data_bytes", [cache / 2, cache, 4 * cache, 8 * cache]))
+    assert curve[cache / 2] >= curve[cache] > curve[4 * cache] > curve[8 * cache]
+    assert curve[8 * cache] < 0.5 * curve[cache / 2]
+
+
+def test_seed_001_small_chunks_collapse(bench):
+    e = next(x for x in bench.experiments if x.key == "p3-small-chunks-collapse")
+    curve = dict(io_curve(bench, e, "request_bytes", [16 * KiB, 128 * KiB, 1024 * KiB]))
+    assert curve[16 * KiB] < 0.5 * curve[1024 * KiB]
+    assert curve[16 * KiB] < curve[128 * KiB] < curve[1024 * KiB]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["storage"][0]["facts"].update(speed={"value": 1, "unit": "", "source": {}}),
+     "io_benchmarks.json: storage[0].facts.speed: unknown fact"),
+    (lambda d: d["storage"][0]["facts"]["targets"].update(value="many"),
+     "io_benchmarks.json: storage[0].facts.targets: value must be a non-negative number"),
+    (lambda d: d["libraries"][0].update(layout="striped"), "io_benchmarks.json: libraries[0].layout: expected one of"),
+    (lambda d: d["experiments"][0].update(storage="nowhere"), "io_benchmarks.json: experiments[0].storage: no storage"),
+    (lambda d: d["experiments"][0]["facts"]["data"].update(unit="parsecs"), "io_benchmarks.json: experiments[0].facts.data"),
+])
+def test_a_bad_catalogue_entry_is_refused_naming_where(change, message):
+    d = json.loads((CATALOGUE / "io_benchmarks.json").read_text())
+    change(d)
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        benchmarks_from_dict(d)
