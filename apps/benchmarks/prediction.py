@@ -91,8 +91,8 @@ def predict_minipipeline(slug: str, host: dict, storage: dict, rates: dict, lay:
     scenario = ScenarioSpec(platform=platform, workload=workload, placements=placements, include_copy=True,
                             label="mini-pipeline prediction")
     result = simulate(scenario, seed=0, record_utilisation=False)
-    # The simulator gives each stage its own slot, so consecutive stages overlap; the benchmark runs every
-    # task one after another, so its run time is the sum of the simulated task times.
+    # Every stage is placed on the one host slot, so the simulated tasks run one after another, as the benchmark
+    # runs them; its run time is the sum of the simulated task times.
     stages: dict[str, dict] = {}
     for s in result.stages:
         st = stages.setdefault(s.stage.split(":")[0], {"task_seconds": 0.0, "parts": {}})

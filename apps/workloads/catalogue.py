@@ -20,9 +20,11 @@ from apps.core.provenance import source_errors
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.workloads.models import ReferenceObservation, Workload, WorkloadStage
 from apps.workloads.schemas import TEMPLATES
+from simulator.model.catalogue import workload_from_dict
+from simulator.model.stages import check_workload
 from simulator.units import UnitError, dimension_of, to_base
 
-__all__ = ["CatalogueError", "LoadSummary", "load_catalogue"]
+__all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue"]
 
 
 class CatalogueError(ValueError):
@@ -245,6 +247,8 @@ def _load_workloads(reader: _Reader, summary: LoadSummary) -> None:
             )
             obj.order = j
             obj.provenance = {}
+            for fact in WorkloadStage.FACT_FIELDS:  # a fact the file no longer gives is gone, not kept from before
+                setattr(obj, fact, WorkloadStage._meta.get_field(fact).get_default())
             obj.depends_on = []
             reader.apply_facts(obj, stage.get("facts", {}), f"{spath}.facts")
             if obj.depends_on is None:
@@ -253,6 +257,17 @@ def _load_workloads(reader: _Reader, summary: LoadSummary) -> None:
             obj.save()
             summary.stages += 1
         workload.stages.exclude(name__in=names).delete()
+        check_general_model(reader, entry, path)
+
+
+def check_general_model(reader: _Reader, entry: dict, path: str) -> None:
+    """Refuse a workload of the general model its simulation could not build (a dependency its task counts cannot
+    honour, a list of sizes of the wrong length ...): :func:`simulator.model.stages.check_workload`, the one check
+    of the model's rules, naming the field under ``path``."""
+    problems = check_workload(workload_from_dict({**entry, "slug": entry.get("slug") or "workload"}))
+    if problems:
+        where, message = problems[0]
+        reader.fail(f"{path}.{where}", message)
 
 
 def _load_observations(reader: _Reader, summary: LoadSummary) -> None:

@@ -14,6 +14,7 @@ from apps.core.fields import QuantityField
 from apps.core.models import CatalogueModel
 from apps.core.provenance import describe_source, short_source, source_errors
 from apps.workloads.schemas import STAGE_NAMES, TEMPLATES
+from simulator.model.specs import ACCESS_PATTERNS, DEPENDENCY_KINDS, ROLES, SIZE_DISTRIBUTIONS
 
 __all__ = ["Workload", "WorkloadStage", "ReferenceObservation"]
 
@@ -23,6 +24,7 @@ class Workload(CatalogueModel):
         CHILES = "chiles", "CHILES imaging (copy → split → invert → concat)"
         JOB_ARRAY = "job_array", "job array (stage-in / compute / stage-out)"
         CUSTOM_DAG = "custom_dag", "custom DAG of stages"
+        STAGES = "stages", "DAG of stages (the general model)"
 
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=160)
@@ -90,6 +92,9 @@ class Workload(CatalogueModel):
         super().clean()
 
 
+_PATTERNS = [(k, k) for k in ACCESS_PATTERNS]
+
+
 class WorkloadStage(CatalogueModel):
     """One stage of a workload and what one of its tasks demands (at the reference size)."""
 
@@ -105,6 +110,14 @@ class WorkloadStage(CatalogueModel):
         "usable_threads",
         "peak_memory",
         "overhead",
+        "tasks_per",
+        "reference_speed",
+        "dependency",
+        "group_size",
+        "size_distribution",
+        "size_values",
+        "size_sigma",
+        *(f"{role}_{what}" for role in ROLES for what in ("read_bytes", "write_bytes", "pattern", "request_bytes")),
     )
 
     workload = models.ForeignKey(Workload, on_delete=models.CASCADE, related_name="stages")
@@ -121,6 +134,29 @@ class WorkloadStage(CatalogueModel):
     usable_threads = QuantityField("usable threads", dimension="scalar", strictly_positive=True)
     peak_memory = QuantityField("peak memory", dimension="bytes")
     overhead = QuantityField("fixed overhead per task", dimension="time")
+    # the general model (template "stages"; see docs/workloads-format.md)
+    tasks_per = models.CharField("one task per item of parameter", max_length=60, blank=True)
+    reference_speed = QuantityField("speed of the core cpu_seconds were measured on", dimension="scalar",
+                                    strictly_positive=True)
+    dependency = models.CharField("dependency on upstream stages", max_length=20, blank=True,
+                                  choices=[(k, k.replace("_", " ")) for k in DEPENDENCY_KINDS])
+    group_size = QuantityField("upstream tasks per task (grouped)", dimension="scalar", strictly_positive=True)
+    size_distribution = models.CharField("task sizes", max_length=20, blank=True,
+                                         choices=[(k, k) for k in SIZE_DISTRIBUTIONS])
+    size_values = models.JSONField("size of each task (multiplier)", default=list, blank=True)
+    size_sigma = QuantityField("log-sigma of lognormal sizes", dimension="scalar")
+    input_read_bytes = QuantityField("input read per task", dimension="bytes")
+    input_write_bytes = QuantityField("input written per task", dimension="bytes")
+    input_pattern = models.CharField("input access", max_length=20, blank=True, choices=_PATTERNS)
+    input_request_bytes = QuantityField("input request size", dimension="bytes", strictly_positive=True)
+    scratch_read_bytes = QuantityField("scratch read per task", dimension="bytes")
+    scratch_write_bytes = QuantityField("scratch written per task", dimension="bytes")
+    scratch_pattern = models.CharField("scratch access", max_length=20, blank=True, choices=_PATTERNS)
+    scratch_request_bytes = QuantityField("scratch request size", dimension="bytes", strictly_positive=True)
+    output_read_bytes = QuantityField("output read per task", dimension="bytes")
+    output_write_bytes = QuantityField("output written per task", dimension="bytes")
+    output_pattern = models.CharField("output access", max_length=20, blank=True, choices=_PATTERNS)
+    output_request_bytes = QuantityField("output request size", dimension="bytes", strictly_positive=True)
 
     class Meta:
         ordering = ["workload", "order"]

@@ -83,6 +83,7 @@ TEMPLATES: dict[str, tuple[Param, ...]] = {
         Param("slots", "scalar", "concurrent slots", required=False),
     ),
     "custom_dag": (),
+    "stages": (),
 }
 
 #: stage names a template expects (custom DAGs name their own)
@@ -90,4 +91,5 @@ STAGE_NAMES: dict[str, tuple[str, ...]] = {
     "chiles": ("copy", "split", "invert", "concat"),
     "job_array": ("stage_in", "compute", "stage_out"),
     "custom_dag": (),
+    "stages": (),
 }

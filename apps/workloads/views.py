@@ -12,13 +12,16 @@ def workload_list(request):
 
 def workload_detail(request, slug):
     workload = get_object_or_404(Workload, slug=slug)
+    stages = list(workload.stages.all())
+    shown = [name for name in WorkloadStage.FACT_FIELDS  # only the facts some stage gives
+             if any(getattr(s, name) not in (None, "", []) for s in stages)]
     return render(
         request,
         "workloads/detail.html",
         {
             "workload": workload,
-            "stages": workload.stages.all(),
-            "stage_columns": columns(WorkloadStage, WorkloadStage.FACT_FIELDS),
+            "stages": stages,
+            "stage_columns": columns(WorkloadStage, shown),
             "observations": workload.observations.select_related("platform"),
         },
     )

@@ -21,10 +21,12 @@ from typing import Any
 from simulator.units import to_base
 
 from .specs import (
+    ROLES,
     NodeTypeSpec,
     PlatformSpec,
     PricingSpec,
     QueueWaitSpec,
+    RoleIO,
     SchedulerSpec,
     StageSpec,
     StorageSpec,
@@ -37,6 +39,7 @@ __all__ = [
     "fact_value",
     "platform_from_dict",
     "workload_from_dict",
+    "stage_from_dict",
     "load_catalogue",
     "observations_from_dict",
     "Observation",
@@ -203,30 +206,59 @@ _STAGE_KEYS = {
 }
 
 
+_TEXT_STAGE_KEYS = ("tasks_per", "dependency", "size_distribution")
+
+
+def _role_io(f: dict[str, Any]) -> tuple[RoleIO, ...]:
+    """The per-role demands of a stage's facts (``input_read_bytes``, ``output_pattern`` ...)."""
+    out = []
+    for role in ROLES:
+        read = fact_value(f, f"{role}_read_bytes")
+        write = fact_value(f, f"{role}_write_bytes")
+        if read is None and write is None:
+            continue
+        request = fact_value(f, f"{role}_request_bytes")
+        out.append(RoleIO(role, float(read or 0.0), float(write or 0.0),
+                          str(fact_value(f, f"{role}_pattern", "") or "sequential"),
+                          None if request is None else float(request)))
+    return tuple(out)
+
+
+def stage_from_dict(s: dict[str, Any]) -> StageSpec:
+    """A :class:`StageSpec` from one stage of a workload entry."""
+    f = s.get("facts", {})
+    kwargs: dict[str, Any] = {}
+    for src, dst in _STAGE_KEYS.items():
+        v = fact_value(f, src)
+        if v is not None and not isinstance(v, str):
+            kwargs[dst] = float(v)
+    for key, cast in (("usable_threads", int), ("group_size", int), ("reference_speed", float),
+                      ("size_sigma", float)):
+        v = fact_value(f, key)
+        if v is not None:
+            kwargs[key] = cast(v)
+    for key in _TEXT_STAGE_KEYS:
+        v = fact_value(f, key)
+        if v:
+            kwargs[key] = str(v)
+    values = fact_value(f, "size_values")
+    if values:
+        kwargs["size_values"] = tuple(float(v) for v in values)
+    n_tasks = fact_value(f, "n_tasks", s.get("n_tasks"))
+    if n_tasks is not None:
+        kwargs["n_tasks"] = int(n_tasks)
+    deps = s.get("depends_on") or fact_value(f, "depends_on") or ()
+    if isinstance(deps, str):
+        deps = (deps,)
+    return StageSpec(name=s["name"], depends_on=tuple(deps), io=_role_io(f), **kwargs)
+
+
 def workload_from_dict(d: dict[str, Any]) -> WorkloadSpec:
-    """A :class:`WorkloadSpec` from one entry of ``workloads.json``."""
+    """A :class:`WorkloadSpec` from one entry of ``workloads.json`` (or a workload file)."""
     params = {k: fact_value(d.get("parameters", {}), k) for k in d.get("parameters", {})}
-    stages = []
-    for s in d.get("stages", ()):
-        f = s.get("facts", {})
-        kwargs: dict[str, Any] = {}
-        for src, dst in _STAGE_KEYS.items():
-            v = fact_value(f, src)
-            if v is not None and not isinstance(v, str):
-                kwargs[dst] = float(v)
-        threads = fact_value(f, "usable_threads")
-        if threads is not None:
-            kwargs["usable_threads"] = int(threads)
-        n_tasks = fact_value(f, "n_tasks", s.get("n_tasks"))
-        if n_tasks is not None:
-            kwargs["n_tasks"] = int(n_tasks)
-        deps = s.get("depends_on") or fact_value(f, "depends_on") or ()
-        if isinstance(deps, str):
-            deps = (deps,)
-        stages.append(StageSpec(name=s["name"], depends_on=tuple(deps), **kwargs))
     return WorkloadSpec(
         slug=d["slug"], name=d.get("name", d["slug"]), template=d.get("template", "chiles"),
-        parameters=params, stages=tuple(stages),
+        parameters=params, stages=tuple(stage_from_dict(s) for s in d.get("stages", ())),
     )
 
 

@@ -29,6 +29,7 @@ from .chiles import BuiltGraph, DataObject, PoolInfo
 from .placement import effective_threads, make_pool, nic_resource, tier_access, tier_resources
 from .queue import sample_queue_wait
 from .specs import (
+    ACCESS_PATTERNS,
     DEPENDENCY_KINDS,
     ROLES,
     SIZE_DISTRIBUTIONS,
@@ -49,6 +50,7 @@ __all__ = [
     "default_placement",
     "stage_placement",
     "role_tiers",
+    "check_workload",
 ]
 
 #: templates this builder runs (``stages`` and its older names)
@@ -336,3 +338,71 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
         ids[st.name] = [b.add(st, pl, tuple(deps[i]), factors[i], f"{st.name} {i}") for i in range(n)]
     graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))
     return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, (), b.labels)
+
+
+def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
+    """What is wrong with a workload of the general model, as ``(path, message)`` pairs; the path is relative to
+    the workload's entry in a workload file (``stages[2].facts.dependency``).  Empty when it can be built on any
+    platform with the tiers its roles need.  The one check the catalogue loader, the workload importer and the
+    editors share."""
+    if workload.template not in GENERAL_TEMPLATES:
+        return []
+    errors: list[tuple[str, str]] = []
+    if not workload.stages:
+        return [("stages", "a workload needs at least one stage")]
+    index = {}
+    for i, st in enumerate(workload.stages):
+        if st.name in index:
+            errors.append((f"stages[{i}].name", f"two stages are called {st.name!r}"))
+        index.setdefault(st.name, i)
+    w = as_general(workload) if not errors else workload
+    counts: dict[str, int] = {}
+    for i, st in enumerate(w.stages):
+        at = f"stages[{i}].facts"
+        try:
+            counts[st.name] = task_count(st, w)
+        except ValueError as exc:
+            errors.append((f"{at}.tasks_per", str(exc)))
+        for j, dep in enumerate(st.depends_on):
+            if dep not in index:
+                errors.append((f"stages[{i}].depends_on[{j}]", f"{dep!r} is not a stage of the workload "
+                                                              f"({', '.join(index)})"))
+        for io in st.io:
+            if io.pattern not in ACCESS_PATTERNS:
+                errors.append((f"{at}.{io.role}_pattern", f"unknown access pattern {io.pattern!r}; one of "
+                                                          f"{', '.join(ACCESS_PATTERNS)}"))
+            elif io.pattern == "random" and not io.request_bytes:
+                errors.append((f"{at}.{io.role}_request_bytes", f"random access to the {io.role} tier needs a "
+                                                                f"request size (e.g. 64 KiB): it sets the IOPS cost"))
+        if st.reference_speed <= 0 or not math.isfinite(st.reference_speed):
+            errors.append((f"{at}.reference_speed", "must be a positive number"))
+        if st.name in counts:
+            try:
+                size_factors(st, counts[st.name], 0)
+            except ValueError as exc:
+                field = "size_values" if st.size_distribution == "list" else (
+                    "size_sigma" if st.size_distribution == "lognormal" else "size_distribution")
+                errors.append((f"{at}.{field}", str(exc)))
+    if errors:
+        return errors
+    try:
+        order = topological_stages(w.stages)
+    except ValueError as exc:
+        return [("stages", str(exc))]
+    for st in order:
+        i = index[st.name]
+        n = counts[st.name]
+        ids = {up: list(range(counts[up])) for up in st.depends_on}
+        try:
+            _deps(st, n, ids, _NoBarriers(), {})
+        except ValueError as exc:
+            field = "group_size" if st.dependency == "grouped" and "group_size" in str(exc) else "dependency"
+            errors.append((f"stages[{i}].facts.{field}", str(exc)))
+    return errors
+
+
+class _NoBarriers:
+    """Stands in for the builder when only the dependency rules are checked."""
+
+    def barrier(self, upstream: str, ids: list[int]) -> int:
+        return -1

@@ -69,3 +69,45 @@ def test_it_saves_nothing_when_a_later_file_is_broken(catalogue_copy):
     assert err.value.file == "reference_observations.json"
     assert err.value.path.startswith("line 1")
     assert Platform.objects.count() == 0
+
+
+def _sdp(data):
+    return next(w for w in data["workloads"] if w["slug"] == "sdp-predict-p3")
+
+
+def test_it_refuses_a_one_to_one_dependency_between_stages_of_different_sizes(catalogue_copy):
+    def change(d):
+        _sdp(d)["stages"][0]["facts"].pop("tasks_per")
+        _sdp(d)["stages"][0]["facts"]["n_tasks"] = {"value": 3, "unit": "", "source": {"kind": "assumption",
+                                                                                      "reason": "test"}}
+    _edit(catalogue_copy / "workloads.json", change)
+
+    with pytest.raises(CatalogueError) as err:
+        load_catalogue(catalogue_copy)
+
+    assert err.value.file == "workloads.json"
+    assert err.value.path == "$.workloads[1].stages[1].facts.dependency"
+    assert "depends one to one on 'stage_in', but has 32 tasks and 'stage_in' has 3" in err.value.message
+
+
+def test_it_refuses_random_access_without_a_request_size(catalogue_copy):
+    def change(d):
+        facts = _sdp(d)["stages"][2]["facts"]
+        facts["output_pattern"]["value"] = "random"
+        facts.pop("output_request_bytes")
+    _edit(catalogue_copy / "workloads.json", change)
+
+    with pytest.raises(CatalogueError) as err:
+        load_catalogue(catalogue_copy)
+
+    assert err.value.path == "$.workloads[1].stages[2].facts.output_request_bytes"
+    assert "needs a request size" in err.value.message
+
+
+def test_it_refuses_an_unknown_dependency_kind_naming_the_choices(catalogue_copy):
+    _edit(catalogue_copy / "workloads.json",
+          lambda d: _sdp(d)["stages"][1]["facts"]["dependency"].update(value="some"))
+
+    with pytest.raises(CatalogueError, match=r"\$\.workloads\[1\]\.stages\[1\]: dependency: Value 'some' is not a "
+                                             r"valid choice"):
+        load_catalogue(catalogue_copy)

@@ -122,15 +122,17 @@ def test_sdp_predict_runs_all_its_stages_in_parallel_across_the_nodes(specs):
     nt, tier = p.node_type(), p.storage_tier()
     stage_in, compute, stage_out = w.stages
     jobs = int(w.param("n_jobs"))
+    assert all(st.tasks_per == "n_jobs" for st in w.stages)
     nodes = nt.count
     assert default_placement(ScenarioSpec(platform=p, workload=w), "compute").nodes == nodes
     assert nodes * tier.read_bytes_per_s_per_client <= tier.read_bytes_per_s
     assert nodes * tier.write_bytes_per_s_per_client <= tier.write_bytes_per_s
     assert tier.read_bytes_per_s_per_client <= nt.nic_bytes_per_s
     waves = math.ceil(jobs / nodes)
-    t_in = stage_in.seq_read_bytes / tier.read_bytes_per_s_per_client
+    assert w.template == "stages" and [io.role for st in w.stages for io in st.io] == ["input", "output"]
+    t_in = stage_in.io[0].read_bytes / tier.read_bytes_per_s_per_client
     t_cpu = compute.cpu_seconds / min(compute.usable_threads, nt.cores) / nt.core_speed
-    t_out = stage_out.seq_write_bytes / tier.write_bytes_per_s_per_client
+    t_out = stage_out.io[0].write_bytes / tier.write_bytes_per_s_per_client
     r = simulate(ScenarioSpec(platform=p, workload=w, seed=7), record_utilisation=False)
     times = {s.stage: (s.tasks, s.start_s, s.end_s) for s in r.stages}
     assert times["stage_in"] == pytest.approx((jobs, 0.0, waves * t_in))
