@@ -1,8 +1,8 @@
 """Memory per task of one replication, the figure behind the admission estimate (``simulator.contract.BYTES_PER_TASK``).
 
 For each reference platform, the CHILES epoch is simulated once under ``tracemalloc`` (traced peak / tasks of its
-graph); the SDP job array is simulated with ``--jobs`` jobs in a child process and measured by its resident memory
-growth (tracemalloc would slow it too much).  The estimate's own task count is printed beside the graph's.
+graph); the SDP job array (the general model: three tasks per job) is simulated with ``--jobs`` jobs in a child
+process and measured by its resident memory growth per task of its graph (tracemalloc would slow it too much).  The estimate's own task count is printed beside the graph's.
 
 Usage: ``python bench/admission.py [--jobs N]``; prints one JSON object.
 """
@@ -51,10 +51,11 @@ def job_array_bytes_per_task(jobs: int) -> dict:
     w = replace(w, parameters={**w.parameters, "n_jobs": jobs})
     spec = scenario_spec(RunOptions(), platforms["sdp-p3"], w, seed=1)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    simulate(spec, seed=1)
+    result = simulate(spec, seed=1)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return {"jobs": jobs, "estimated_tasks": estimate(spec).tasks, "rss_growth_mb": round((after - before) / 1e6, 1),
-            "bytes_per_task": round((after - before) / jobs)}
+    tasks = len(result.tasks)
+    return {"jobs": jobs, "tasks": tasks, "estimated_tasks": estimate(spec).tasks,
+            "rss_growth_mb": round((after - before) / 1e6, 1), "bytes_per_task": round((after - before) / tasks)}
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> dict:
         child = subprocess.run([sys.executable, __file__, "--child", "--jobs", str(args.jobs)], check=True,
                                capture_output=True, text=True)
         out = {"chiles": [chiles_bytes_per_task(p) for p in ("pleiades", "magnus", "aws-sydney")],
-               "job_array": json.loads(child.stdout)}
+               "stages": json.loads(child.stdout)}
     print(json.dumps(out))
     return out
 

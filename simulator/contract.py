@@ -403,9 +403,9 @@ def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: Workloa
 
 #: memory of one replication per task of its graph (bytes), by template.  Measured on the reference catalogue
 #: (2026-11-25, ``bench/admission.py``): CHILES epoch (42 days) 3.5-3.6 kB of traced peak on the batch platforms and
-#: 5.9 kB on the cloud; the SDP job array (40,000 jobs) 1.8 kB of resident memory.  Rounded up so the estimate errs
-#: on the side of refusing.
-BYTES_PER_TASK = {"chiles": 8_000, "stages": 8_000, "job_array": 2_500, "custom_dag": 8_000}
+#: 5.9 kB on the cloud; the general model (the SDP job array, 40,000 jobs = 120,000 tasks) 1.2 kB of resident
+#: memory per task.  Rounded up so the estimate errs on the side of refusing.
+BYTES_PER_TASK = {"chiles": 8_000, "stages": 2_500, "job_array": 2_500, "custom_dag": 2_500}
 #: engine events per task: each phase starts and ends, plus the task's own start and end (a bound)
 EVENTS_PER_PHASE = 2
 
