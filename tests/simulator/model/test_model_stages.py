@@ -175,3 +175,14 @@ def test_the_adiosstman_dag_runs_its_two_branches_side_by_side(specs):
     end = max(t_convert + alone(split_adios), t_split)
     assert times["verify"] == pytest.approx((end, end + alone(verify)))
     assert r.makespan_s == pytest.approx(end + alone(verify))
+
+
+def test_lognormal_sizes_differ_between_replications_and_repeat_within_one(platforms):
+    from simulator.model.simulate import replicate
+
+    st = StageSpec("a", n_tasks=4, cpu_seconds=100, size_distribution="lognormal", size_sigma=0.5)
+    sc = _scenario(platforms["fornax"], [st])
+    first, again, other = replicate(sc, 5, 0), replicate(sc, 5, 0), replicate(sc, 5, 1)
+    assert first.makespan_s == again.makespan_s != other.makespan_s
+    # each task's CPU is its size times the stage's demand (Fornax's cores at speed 1, one thread each)
+    assert max(t.end_s - t.start_s for t in first.tasks) == pytest.approx(100 * max(size_factors(st, 4, 5)))
