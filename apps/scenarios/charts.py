@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 __all__ = [
     "timeline_figure", "utilisation_figure", "MAX_BARS",
     "stage_gantt_figure", "utilisation_over_time_figure", "cost_breakdown_figure", "cost_per_year_figure",
-    "distribution_figure",
+    "distribution_figure", "validation_error_figure", "io_curves_figure",
 ]
 
 #: beyond this many task bars the timeline shows the longest ones (the page says so)
@@ -239,4 +239,61 @@ def distribution_figure(replications: pd.DataFrame, column: str, unit: str) -> g
     fig.update_annotations(font_size=12)
     fig.update_layout(height=plot + top + bottom, margin={"l": 20, "r": 20, "t": top, "b": bottom},
                       legend={"orientation": "h", "y": -55 / plot, "yanchor": "top"})
+    return fig
+
+
+def validation_error_figure(rows: pd.DataFrame) -> go.Figure:
+    """Predicted against published, one dot per numeric row (error %, out-of-sample filled, fit points open),
+    with the ±25% and ±50% bands."""
+    fig = go.Figure()
+    rows = rows[rows["error_pct"].notna()]
+    labels = [f"{q.replace('_', ' ')}<br>{p}" for q, p in zip(rows["quantity"], rows["platform"], strict=True)]
+    for in_sample, name, symbol in ((False, "predicted (out of sample)", "circle"),
+                                    (True, "fit point / input (in sample)", "diamond-open")):
+        part = rows[rows["in_sample"] == in_sample]
+        if part.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=part["error_pct"], y=[labels[i] for i, keep in enumerate(rows["in_sample"] == in_sample) if keep],
+            mode="markers", name=name, marker={"symbol": symbol, "size": 11, "color": "#1f5f8b" if not in_sample
+                                              else "#d9822b", "line": {"width": 2}},
+            customdata=part[["published", "simulated", "unit"]].to_numpy(),
+            hovertemplate="%{y}<br>published %{customdata[0]:.4g}, simulated %{customdata[1]:.4g} "
+                          "%{customdata[2]}<br>error %{x:+.1f}%<extra></extra>"))
+    for edge, colour in ((25, "#3a9c5a"), (50, "#b5405d")):
+        fig.add_vrect(x0=-edge, x1=edge, fillcolor=colour, opacity=0.07, line_width=0)
+    fig.add_vline(x=0, line_color="#666", line_width=1)
+    fig.update_layout(height=max(240, 40 * len(rows) + 110), margin={"l": 10, "r": 10, "t": 30, "b": 40},
+                      xaxis_title="simulated vs published (%)", yaxis={"automargin": True, "autorange": "reversed"},
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def io_curves_figure(curves: pd.DataFrame, points: pd.DataFrame, axis: str) -> go.Figure:
+    """The model's rate curves against one axis (nodes, data size, request size) with the published figures:
+    filled markers where the figure is predicted, open diamonds where a fit used it, a dashed line at a
+    published knee."""
+    fig = go.Figure()
+    part = curves[curves["axis"] == axis]
+    for i, (exp, c) in enumerate(part.groupby("experiment", sort=False)):
+        colour = STAGE_COLOURS[i % len(STAGE_COLOURS)]
+        fig.add_trace(go.Scatter(x=c["x"], y=c["gb_per_s"], mode="lines", name=c["label"].iloc[0],
+                                 line={"color": colour}, legendgroup=exp,
+                                 hovertemplate="%{x:.4g}: %{y:.3g} GB/s<extra>model</extra>"))
+        pts = points[(points["experiment"] == exp)] if not points.empty else points
+        for _, p in pts.iterrows():
+            if p["kind"] == "knee":
+                fig.add_vline(x=p["x"], line_dash="dash", line_color=colour,
+                              annotation_text=f"published knee ~{p['x']:g}", annotation_position="top left")
+                continue
+            fig.add_trace(go.Scatter(
+                x=[p["x"]], y=[p["gb_per_s"]], mode="markers", legendgroup=exp, showlegend=False,
+                marker={"symbol": "diamond-open" if p["in_sample"] else "circle", "size": 13, "color": colour,
+                        "line": {"width": 2, "color": colour}},
+                hovertemplate=f"{p['text']}{' (fit point)' if p['in_sample'] else ''}<extra>published</extra>"))
+    fig.update_layout(height=380, margin={"l": 10, "r": 10, "t": 30, "b": 40}, xaxis_title=axis,
+                      yaxis_title="GB/s (per node where so stated)", yaxis={"automargin": True, "rangemode": "tozero"},
+                      legend={"orientation": "h", "y": -0.3})
+    if axis != "nodes":
+        fig.update_xaxes(type="log")
     return fig

@@ -11,18 +11,21 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+import pandas as pd
 from django.conf import settings
 from django.db import transaction
 
+from apps.core.provenance import bibliography
 from apps.platforms.models import Platform
 from apps.scenarios.adapters import observations, platform_spec, workload_spec
+from apps.scenarios.charts import io_curves_figure, validation_error_figure
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.calibration import FittedParameter, fit_invert_cpu
 from simulator.model.io_rate import Benchmarks, benchmarks_from_dict
-from simulator.model.io_validation import validate_io
+from simulator.model.io_validation import io_curve, validate_io
 from simulator.model.validation import validate
 
-__all__ = ["validation_report", "io_benchmarks", "io_rows", "seed_summaries", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures"]
+__all__ = ["validation_report", "seed_sections", "io_benchmarks", "io_rows", "seed_summaries", "io_curve_frames", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures"]
 
 DEFAULT_WORKLOAD = "chiles-epoch1"
 
@@ -82,6 +85,70 @@ def io_rows() -> list[dict]:
     """Published vs predicted for every I/O benchmark of the catalogue whose observation is loaded."""
     obs = observations(ReferenceObservation.objects.select_related("platform", "workload"))
     return [asdict(r) for r in validate_io(io_benchmarks(), obs)]
+
+
+_AXIS = {"nodes": ("nodes", 1.0, "nodes"), "data_bytes": ("data", 1e9, "data size (GB)"),
+         "request_bytes": ("request", 1024.0, "request (chunk) size (KiB)")}
+
+
+def io_curve_frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The model's curve through every I/O experiment that has one (seed, experiment, axis title, x, GB/s) and the
+    published figures on them (the same plus ``in_sample``; a knee's published node count as ``knee``).
+
+    ``rows`` are the report's rows, which say each observation's seed and whether it is in sample."""
+    by_obs = {r["observation"]: r for r in rows if r["target_pct"] is None}
+    by_obs.update({r["observation"]: r for r in rows if r["target_pct"] is not None})  # a numeric row first
+    b = io_benchmarks()
+    curves, points = [], []
+    for e in b.experiments:
+        row = next((by_obs[k] for k in e.observations if k in by_obs), None)
+        if e.curve is None or row is None:
+            continue
+        axis, values, _unit = e.curve
+        _, scale, title = _AXIS[axis]
+        per_node = e.measure == "rate_per_node"
+        label = f"{e.storage} · {e.library} ({e.direction}{', per node' if per_node else ''})"
+        for x, rate in io_curve(b, e, axis, list(values)):
+            nodes = x if axis == "nodes" else e.nodes
+            curves.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title, "x": x / scale,
+                           "gb_per_s": rate / 1e9 / (nodes if per_node else 1)})
+        x_here = getattr(e, axis) / scale
+        if e.measure in ("rate", "rate_per_node") and row["published"] is not None:
+            points.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title, "x": x_here,
+                           "gb_per_s": row["published"], "in_sample": row["in_sample"], "kind": "point",
+                           "text": f"{row['quantity']}: {row['published']:g} {row['unit']} ({row['where']})"})
+        elif e.measure == "knee_nodes" and row["published"] is not None:
+            points.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title,
+                           "x": row["published"], "gb_per_s": None, "in_sample": row["in_sample"], "kind": "knee",
+                           "text": f"published: flattens after ~{row['published']:g} nodes ({row['where']})"})
+    return pd.DataFrame(curves), pd.DataFrame(points)
+
+
+def seed_sections(report: dict) -> list[dict]:
+    """Per seed study for the validation page: its citation, summary line and figures (``{"id", "title",
+    "json"}``): predicted against published for every numeric row, and the model's curves with the
+    published figures on them."""
+    rows = report["rows"] + report["qualitative"]
+    curves, points = io_curve_frames(rows)
+    bib = bibliography()
+    frame = pd.DataFrame(report["rows"])
+    out = []
+    for sm in report["seeds"][1:]:
+        seed = sm["seed"]
+        figures = []
+        mine = frame[frame["seed"] == seed] if not frame.empty else frame
+        if not mine.empty:
+            figures.append({"id": f"errors-{seed}", "title": "Simulated against published, every numeric row",
+                            "json": validation_error_figure(mine).to_json()})
+        if not curves.empty:
+            c = curves[curves["seed"] == seed]
+            p = points[points["seed"] == seed] if not points.empty else points
+            for i, axis in enumerate(dict.fromkeys(c["axis"])):
+                figures.append({"id": f"curves-{seed}-{i}", "title": f"Model curves against {axis}",
+                                "json": io_curves_figure(c, p, axis).to_json()})
+        out.append({"seed": seed, "short": bib.get(seed, {}).get("short", f"seed {seed}"),
+                    "citation": bib.get(seed, {}).get("citation", ""), "summary": sm, "figures": figures})
+    return out
 
 
 def seed_summaries(rows: list[dict]) -> list[dict]:

@@ -17,7 +17,7 @@ from apps.scenarios import services
 from apps.scenarios.forms import RunForm, ScenarioBuilder, WhatIfForm
 from apps.scenarios.models import Scenario, SimulationRun
 from apps.scenarios.services import InvalidScenario, cancel_run, create_run, dispatch_run, run_page
-from apps.scenarios.validation import validation_report
+from apps.scenarios.validation import seed_sections, validation_report
 from apps.workloads.models import Workload
 
 
@@ -73,7 +73,10 @@ def validation(request):
     workload = request.GET.get("workload", "chiles-epoch1")
     if not Workload.objects.filter(slug=workload).exists():
         return render(request, "scenarios/validation.html", {"missing": workload}, status=404)
-    return render(request, "scenarios/validation.html", {"report": validation_report(workload)})
+    report = validation_report(workload)
+    sections = seed_sections(report)
+    figures = {f["id"]: f["json"] for sec in sections for f in sec["figures"]}
+    return render(request, "scenarios/validation.html", {"report": report, "sections": sections, "figures": figures})
 
 
 # --- scenarios -------------------------------------------------------------------------------------

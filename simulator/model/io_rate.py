@@ -85,6 +85,8 @@ class IOExperiment:
     baseline_library: str = ""
     note: str = ""
     sources: dict[str, dict] = field(default_factory=dict, compare=False)
+    #: the model's curve through the experiment for charts: (attribute swept, its values in base units, unit shown)
+    curve: tuple[str, tuple[float, ...], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,19 @@ def benchmarks_from_dict(d: dict[str, Any], *, name: str = "io_benchmarks.json")
                     kw[attr] = int(value) if attr in ("nodes", "processes_per_node", "stripe_count") else value
         if "nodes" not in kw:
             raise ValueError(f"{where}.facts.nodes: required")
+        curve = e.get("curve")
+        if curve is not None:
+            axis = _EXPERIMENT_FACTS.get(curve.get("axis", ""))
+            if axis not in ("nodes", "data_bytes", "request_bytes"):
+                raise ValueError(f"{where}.curve.axis: expected nodes, data or request_size")
+            try:
+                unit = curve.get("unit") or ""
+                values = tuple(to_base(float(x), unit) if unit else float(x) for x in curve.get("values") or ())
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"{where}.curve.values: {err}") from None
+            if not values or min(values) <= 0:
+                raise ValueError(f"{where}.curve.values: positive numbers expected")
+            kw["curve"] = (axis, values, unit)
         experiments.append(IOExperiment(e["key"], e["storage"], e["library"], e.get("direction", "write"),
                                         measure=e.get("measure", "rate"),
                                         observations=tuple(e.get("observations") or ()),
