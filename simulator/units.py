@@ -3,13 +3,19 @@
 Skyplan stores base units: bytes, bytes per second, seconds, operations per second,
 hertz and AUD (money rates per hour, per GB-month, ...).  Decimal prefixes are powers
 of 1000, binary ones powers of 1024; ``b`` is bits and ``B`` bytes.
+
+Money in another currency ("3.06 USD/h") converts to AUD only through an :class:`ExchangeRate` fact passed in
+``rates`` (the catalogue's rate, date and source); without one it is refused, naming the currency.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-__all__ = ["UnitError", "CURRENCY", "CURRENCIES", "DIMENSIONS", "EXAMPLES", "to_base", "from_base", "parse_quantity",
+__all__ = ["UnitError", "CURRENCY", "CURRENCIES", "ExchangeRate", "money_currency", "converted_from",
+           "split_quantity", "DIMENSIONS", "EXAMPLES", "to_base", "from_base", "parse_quantity",
            "dimension_of", "units_of", "format_quantity"]
 
 
@@ -17,10 +23,30 @@ class UnitError(ValueError):
     """An unknown unit, a unit of the wrong dimension or an unparsable quantity."""
 
 
-#: the currency every money value in the catalogue is in (no exchange rates are applied anywhere)
+#: the base currency: every money value is stored in it (other currencies convert through an exchange-rate fact)
 CURRENCY = "AUD"
-#: currency codes the catalogue format knows (docs/catalogue-format.md); only :data:`CURRENCY` converts
-CURRENCIES = ("AUD", "USD")
+#: ISO 4217 codes a money unit may carry (docs/catalogue-format.md); all but :data:`CURRENCY` need a rate
+CURRENCIES = ("AUD", "USD", "EUR", "GBP", "NZD", "CAD", "JPY", "CHF", "CNY", "SGD", "INR", "ZAR")
+
+
+@dataclass(frozen=True)
+class ExchangeRate:
+    """How many :data:`CURRENCY` one unit of ``currency`` was worth on ``date`` (ISO), and who says so."""
+
+    currency: str
+    base_per_unit: float
+    date: str
+    source: dict = field(default_factory=dict, compare=False)
+
+    def to_base(self, amount: float) -> float:
+        return float(amount) * self.base_per_unit
+
+    def from_base(self, amount: float) -> float:
+        return float(amount) / self.base_per_unit
+
+    def describe(self) -> str:
+        """e.g. "1 USD = 1.3 AUD (2015-03-06)"."""
+        return f"1 {self.currency} = {self.base_per_unit:g} {CURRENCY} ({self.date})"
 
 _MONEY = {
     "": ("money", 1.0),
@@ -70,9 +96,9 @@ def _build() -> dict[str, tuple[str, float]]:
 
 
 _UNITS = _build()
-#: money units in a currency other than :data:`CURRENCY`: recognised, so the error can say which currency to use
-_FOREIGN = {f"{code}{suffix}": (code, f"{CURRENCY}{suffix}", dim)
-            for code in CURRENCIES if code != CURRENCY for suffix, (dim, _) in _MONEY.items()}
+#: money units in a currency other than :data:`CURRENCY`: code, the same unit in :data:`CURRENCY`, dimension, factor
+_FOREIGN = {f"{code}{suffix}": (code, f"{CURRENCY}{suffix}", dim, factor)
+            for code in CURRENCIES if code != CURRENCY for suffix, (dim, factor) in _MONEY.items()}
 
 #: base unit of each dimension, for display
 DIMENSIONS = {
@@ -109,14 +135,38 @@ EXAMPLES = {
 
 
 def units_of(dimension: str) -> list[str]:
-    """The units of ``dimension`` this module knows, e.g. ``units_of("time") == ["day", "h", "min", "ms", "s", "us"]``."""
+    """The units of ``dimension`` in the base currency, e.g. ``units_of("time") == ["day", "h", "min", "ms", "s", "us"]``
+    (a money dimension also takes each of them in any code of :data:`CURRENCIES` given a rate)."""
     return sorted(u for u, (dim, _) in _UNITS.items() if dim == dimension and u)
+
+
+def money_currency(unit: str) -> str | None:
+    """The currency code of a money unit ("USD" for "USD/h"), ``None`` for any other unit."""
+    unit = unit.strip()
+    if unit in _FOREIGN:
+        return _FOREIGN[unit][0]
+    return CURRENCY if unit in _UNITS and _UNITS[unit][0].startswith("money") else None
+
+
+def converted_from(value: float, unit: str, rates: Mapping[str, ExchangeRate] | None) -> dict | None:
+    """What to keep in a value's source when it was given in another currency: the original amount and unit and
+    the rate used (with its date and source); ``None`` when ``unit`` is not money in a foreign currency."""
+    code = money_currency(unit)
+    if code is None or code == CURRENCY or not rates or code not in rates:
+        return None
+    rate = rates[code]
+    return {"value": value, "unit": unit.strip(), "exchange_rate": {
+        "currency": code, "base_per_unit": rate.base_per_unit, "base": CURRENCY, "date": rate.date,
+        "source": rate.source}}
 
 
 def dimension_of(unit: str) -> str:
     """The dimension of ``unit`` ("bytes", "bandwidth", ...); raises :class:`UnitError` if unknown."""
+    unit = unit.strip()
+    if unit in _FOREIGN:
+        return _FOREIGN[unit][2]
     try:
-        return _UNITS[unit.strip()][0]
+        return _UNITS[unit][0]
     except KeyError:
         known = ", ".join(sorted(u for u in _UNITS if u))
         raise UnitError(f"unknown unit {unit!r}; known units: {known}") from None
@@ -134,20 +184,23 @@ def _expected(dimension: str) -> str:
     return f"expected a {_label(dimension)} unit: {', '.join(units)}"
 
 
-def to_base(value: float, unit: str, dimension: str | None = None) -> float:
+def to_base(value: float, unit: str, dimension: str | None = None,
+            rates: Mapping[str, ExchangeRate] | None = None) -> float:
     """Convert ``value`` in ``unit`` to the base unit, checking the dimension if given.
 
-    With a dimension, an error lists only that dimension's units; a money unit in a currency other than
-    :data:`CURRENCY` is refused naming the currency to use (no exchange rate is applied)."""
+    With a dimension, an error lists only that dimension's units.  A money unit in a currency other than
+    :data:`CURRENCY` converts through ``rates[code]``; without that rate it is refused, naming the currency."""
     unit = unit.strip()
+    if unit in _FOREIGN:
+        code, ours, dim, factor = _FOREIGN[unit]
+        if dimension is not None and dim != dimension:
+            raise UnitError(f"unit {unit!r} is a {_label(dim)} unit; {_expected(dimension)}")
+        if not rates or code not in rates:
+            raise UnitError(f"no {code} exchange rate in the catalogue: give the amount in {ours}, or add a rate for "
+                            f"{code} (rate, date, source) to the catalogue")
+        return rates[code].to_base(float(value) * factor)
     if dimension is None:
         dimension_of(unit)
-    elif unit in _FOREIGN:
-        code, ours, dim = _FOREIGN[unit]
-        if dim == dimension:
-            raise UnitError(f"amounts here are in {CURRENCY}, not {code}: give the price in {ours} "
-                            f"(no exchange rate is applied)")
-        raise UnitError(f"unit {unit!r} is a {_label(dim)} unit; {_expected(dimension)}")
     elif unit not in _UNITS:
         raise UnitError(f"unknown unit {unit!r}; {_expected(dimension)}")
     elif _UNITS[unit][0] != dimension:
@@ -157,7 +210,9 @@ def to_base(value: float, unit: str, dimension: str | None = None) -> float:
 
 
 def from_base(value: float, unit: str) -> float:
-    """Convert a base-unit ``value`` into ``unit``."""
+    """Convert a base-unit ``value`` into ``unit`` (money only in :data:`CURRENCY`: see :meth:`ExchangeRate.from_base`)."""
+    if unit.strip() in _FOREIGN:
+        raise UnitError(f"{unit!r}: convert {CURRENCY} amounts into another currency with its exchange rate")
     dimension_of(unit)
     return float(value) / _UNITS[unit.strip()][1]
 
@@ -165,7 +220,13 @@ def from_base(value: float, unit: str) -> float:
 _QTY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
 
 
-def parse_quantity(text: str, dimension: str) -> float:
+def split_quantity(text: str) -> tuple[float, str] | None:
+    """``"3.06 USD/h"`` -> ``(3.06, "USD/h")``; ``None`` when ``text`` is not a number and a unit."""
+    m = _QTY.match(str(text))
+    return (float(m.group(1)), m.group(2)) if m else None
+
+
+def parse_quantity(text: str, dimension: str, rates: Mapping[str, ExchangeRate] | None = None) -> float:
     """Parse ``"10 Gb/s"`` or ``"3.5 GiB"`` into base units of ``dimension``.
 
     A bare number is refused in a dimension that has units ("add a unit, e.g. 12 MB/s"): it would otherwise be
@@ -181,7 +242,7 @@ def parse_quantity(text: str, dimension: str) -> float:
         if example:
             raise UnitError(f"add a unit, e.g. {example}")
         return number
-    return to_base(number, unit, dimension)
+    return to_base(number, unit, dimension, rates)
 
 
 _DISPLAY = {

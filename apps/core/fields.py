@@ -19,18 +19,43 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from rest_framework import serializers
 
-from simulator.units import DIMENSIONS, EXAMPLES, UnitError, format_quantity, parse_quantity
+from apps.core.models import exchange_rates
+from simulator.units import (
+    DIMENSIONS,
+    EXAMPLES,
+    UnitError,
+    converted_from,
+    format_quantity,
+    parse_quantity,
+    split_quantity,
+)
 
 __all__ = ["QuantityField", "QuantityFormField", "QuantitySerializerField", "QuantitySerializerMixin",
-           "clean_quantity"]
+           "clean_quantity", "conversion_of"]
+
+
+def _rates(text, dimension: str):
+    """The catalogue's exchange rates, read only when ``text`` is money in another currency."""
+    if not dimension.startswith("money") or not isinstance(text, str) or "AUD" in text:
+        return None
+    return exchange_rates()
+
+
+def conversion_of(text, dimension: str) -> dict | None:
+    """For money typed in another currency ("3.06 USD/h"): the original amount, unit and the rate used, to keep in
+    the value's source; ``None`` otherwise."""
+    rates = _rates(text, dimension)
+    parts = split_quantity(str(text)) if rates else None
+    return converted_from(parts[0], parts[1], rates) if parts else None
 
 
 def clean_quantity(text, *, dimension: str, minimum: float | None = 0.0, strictly_positive: bool = False) -> float:
-    """``text`` (such as "600 GB") in base units of ``dimension``; raises :class:`ValueError` with the reason."""
+    """``text`` (such as "600 GB", or "3.06 USD/h" through the catalogue's USD rate) in base units of ``dimension``;
+    raises :class:`ValueError` with the reason."""
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
         raise ValueError(f"expected text such as '{EXAMPLES.get(dimension, '12')}'")
     try:
-        number = parse_quantity(str(text), dimension)
+        number = parse_quantity(str(text), dimension, _rates(text, dimension))
     except UnitError as exc:
         raise ValueError(str(exc)) from None
     if not math.isfinite(number):
@@ -64,8 +89,11 @@ class QuantityFormField(forms.CharField):
 
     def to_python(self, value):
         text = super().to_python(value)
+        #: the original amount, unit and rate when the value was typed in another currency (for its source)
+        self.conversion = None
         if text in self.empty_values:
             return None
+        self.conversion = conversion_of(text, self.dimension)
         try:
             return clean_quantity(text, dimension=self.dimension, minimum=self.minimum,
                                   strictly_positive=self.strictly_positive)

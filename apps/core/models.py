@@ -5,11 +5,13 @@ is made of."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models
 
 from apps.core.provenance import describe_source, short_source, source_errors
+from simulator import units
 
-__all__ = ["CatalogueModel", "WorkerHeartbeat", "JobStatus", "JOB_FINISHED", "Job", "TaskJob"]
+__all__ = ["CatalogueModel", "ExchangeRate", "exchange_rates", "WorkerHeartbeat", "JobStatus", "JOB_FINISHED", "Job", "TaskJob"]
 
 
 class CatalogueModel(models.Model):
@@ -67,6 +69,42 @@ class CatalogueModel(models.Model):
 
     def source_short(self, name: str) -> str:
         return short_source(self.source_of(name))
+
+
+class ExchangeRate(models.Model):
+    """A catalogue fact: one unit of ``currency`` was worth ``base_per_unit`` of the base currency (AUD) on ``date``,
+    with its source.  Prices given in that currency convert through it; reports in that currency use it."""
+
+    currency = models.CharField(max_length=3, choices=[(c, c) for c in units.CURRENCIES if c != units.CURRENCY])
+    base_per_unit = models.FloatField(validators=[MinValueValidator(1e-9)],
+                                      help_text=f"{units.CURRENCY} per one unit of the currency")
+    date = models.DateField(help_text="the day the rate applies to")
+    provenance = models.JSONField(default=dict, blank=True, help_text="the rate's source")
+
+    class Meta:
+        ordering = ("currency", "-date")
+        constraints = [models.UniqueConstraint(fields=("currency", "date"), name="exchange_rate_currency_date")]
+
+    def __str__(self) -> str:
+        return self.as_fact().describe()
+
+    def clean(self):
+        super().clean()
+        errors = source_errors(self.provenance)
+        if errors:
+            raise ValidationError({"provenance": errors})
+
+    def as_fact(self) -> units.ExchangeRate:
+        return units.ExchangeRate(self.currency, float(self.base_per_unit), self.date.isoformat(),
+                                  dict(self.provenance or {}))
+
+
+def exchange_rates() -> dict[str, units.ExchangeRate]:
+    """The catalogue's rate of each currency (the latest date when it holds several), as simulator facts."""
+    rates: dict[str, units.ExchangeRate] = {}
+    for row in ExchangeRate.objects.order_by("currency", "-date"):
+        rates.setdefault(row.currency, row.as_fact())
+    return rates
 
 
 class WorkerHeartbeat(models.Model):

@@ -180,4 +180,9 @@ def describe_source(source: dict | None) -> str:
         text = f"Fitted: {source.get('method')}"
     else:
         text = str(source)
+    given = source.get("converted_from")
+    if isinstance(given, dict) and isinstance(given.get("exchange_rate"), dict):
+        rate = given["exchange_rate"]
+        note = (f"{note} Given as {given.get('value')} {given.get('unit')}, converted at 1 {rate.get('currency')} = "
+                f"{rate.get('base_per_unit')} {rate.get('base', 'AUD')} ({rate.get('date')}).").strip()
     return f"{text} {note}".strip()

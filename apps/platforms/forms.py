@@ -112,6 +112,9 @@ class FactsForm(forms.Form):
             if problems:
                 self.add_error(name, "changed: its new source is incomplete: " + "; ".join(problems))
                 continue
+            conversion = getattr(self.fields[name], "conversion", None)
+            if conversion:
+                source["converted_from"] = conversion
             self._changed[name] = FactChange(self.obj, name, value, source)
         return data
 

@@ -16,13 +16,14 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
 from apps.core.fields import QuantityField
+from apps.core.models import ExchangeRate, exchange_rates
 from apps.core.provenance import source_errors
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.workloads.models import ReferenceObservation, Workload, WorkloadStage
 from apps.workloads.schemas import TEMPLATES
 from simulator.model.catalogue import workload_from_dict
 from simulator.model.stages import check_workload
-from simulator.units import UnitError, dimension_of, to_base
+from simulator.units import UnitError, converted_from, dimension_of, to_base
 
 __all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue"]
 
@@ -43,10 +44,11 @@ class LoadSummary:
     workloads: int = 0
     stages: int = 0
     observations: int = 0
+    exchange_rates: int = 0
 
     def __str__(self) -> str:
         return (
-            f"{self.platforms} platforms ({self.node_types} node types, {self.storage_tiers} storage tiers), "
+            f"{self.exchange_rates} exchange rates, {self.platforms} platforms ({self.node_types} node types, {self.storage_tiers} storage tiers), "
             f"{self.workloads} workloads ({self.stages} stages), {self.observations} reference observations"
         )
 
@@ -54,8 +56,13 @@ class LoadSummary:
 class _Reader:
     """Reads one file, remembering its name to build error messages."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, *, optional: bool = False):
         self.file = path.name
+        #: the exchange-rate facts prices in other currencies convert through (set once the rates are loaded)
+        self.rates: dict = {}
+        if optional and not path.exists():
+            self.data = {}
+            return
         try:
             self.data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -114,7 +121,9 @@ class _Reader:
         if isinstance(field, QuantityField):
             dimension = field.dimension
         if dimension is not None:
-            return self._number(raw, unit, dimension, path), item["source"]
+            number = self._number(raw, unit, dimension, path)
+            given = converted_from(raw, unit, self.rates)
+            return number, ({**item["source"], "converted_from": given} if given else item["source"])
         if isinstance(field, models.BooleanField):
             if not isinstance(raw, bool):
                 self.fail(f"{path}.value", "expected true or false")
@@ -143,7 +152,7 @@ class _Reader:
         if unit == "" and dimension != "scalar":
             self.fail(f"{path}", f"a {dimension} value needs a unit")
         try:
-            return to_base(raw, unit, dimension)
+            return to_base(raw, unit, dimension, self.rates)
         except UnitError as exc:
             self.fail(f"{path}", str(exc))
 
@@ -308,12 +317,51 @@ def _by_slug(reader: _Reader, model, slug, path: str):
     return obj
 
 
+def _load_exchange_rates(reader: _Reader, summary: LoadSummary) -> None:
+    """``exchange_rates.json``: each currency's rate to AUD with its date and source (optional file)."""
+    if not reader.data:
+        return
+    for i, entry in enumerate(reader.items("exchange_rates")):
+        path = f"$.exchange_rates[{i}]"
+        if not isinstance(entry, dict):
+            reader.fail(path, "expected an object with 'currency', 'rate' and 'date'")
+        currency = reader.text(entry, "currency", path).strip()
+        rate = entry.get("rate")
+        if not isinstance(rate, dict) or "value" not in rate or "source" not in rate:
+            reader.fail(f"{path}.rate", "expected an object with 'value', 'unit' and 'source'")
+        value = rate["value"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            reader.fail(f"{path}.rate.value", f"expected a positive number of AUD per {currency}, got {value!r}")
+        expected = f"AUD/{currency}"
+        if rate.get("unit", expected) != expected:
+            reader.fail(f"{path}.rate.unit", f"expected {expected!r} (AUD per one {currency})")
+        errors = source_errors(rate["source"])
+        if errors:
+            reader.fail(f"{path}.rate.source", "; ".join(errors))
+        try:
+            date = dt.date.fromisoformat(str(entry.get("date")))
+        except ValueError:
+            reader.fail(f"{path}.date", f"expected an ISO date (YYYY-MM-DD), got {entry.get('date')!r}")
+        obj = ExchangeRate.objects.filter(currency=currency, date=date).first() or ExchangeRate(
+            currency=currency, date=date)
+        obj.base_per_unit, obj.provenance = float(value), rate["source"]
+        reader.validate(obj, path)
+        obj.save()
+        summary.exchange_rates += 1
+
+
 def load_catalogue(directory: Path) -> LoadSummary:
-    """Load platforms, workloads and reference observations from ``directory``; all or nothing."""
+    """Load exchange rates, platforms, workloads and reference observations from ``directory``; all or nothing.
+
+    Prices given in another currency convert to AUD through the rates loaded first."""
     directory = Path(directory)
+    rates = _Reader(directory / "exchange_rates.json", optional=True)
     readers = [_Reader(directory / name) for name in ("platforms.json", "workloads.json", "reference_observations.json")]
     summary = LoadSummary()
     with transaction.atomic():
+        _load_exchange_rates(rates, summary)
+        for reader in readers:
+            reader.rates = exchange_rates()
         _load_platforms(readers[0], summary)
         _load_workloads(readers[1], summary)
         _load_observations(readers[2], summary)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simulator.units import to_base
+from simulator.units import CURRENCY, ExchangeRate, UnitError, converted_from, money_currency, to_base
 
 from .specs import (
     ROLES,
@@ -43,6 +43,8 @@ __all__ = [
     "load_catalogue",
     "observations_from_dict",
     "Observation",
+    "exchange_rates_from_dict",
+    "in_base_currency",
 ]
 
 _TEXT_UNITS = ("",)
@@ -315,21 +317,54 @@ def observations_from_dict(d: dict[str, Any]) -> list[Observation]:
     return out
 
 
+def exchange_rates_from_dict(d: dict[str, Any]) -> dict[str, ExchangeRate]:
+    """``exchange_rates.json``: each currency's latest rate to :data:`~simulator.units.CURRENCY`."""
+    rates: dict[str, ExchangeRate] = {}
+    for entry in sorted(d.get("exchange_rates", []), key=lambda e: str(e.get("date")), reverse=True):
+        rate = entry["rate"]
+        rates.setdefault(entry["currency"], ExchangeRate(entry["currency"], float(rate["value"]), str(entry["date"]),
+                                                         dict(rate.get("source") or {})))
+    return rates
+
+
+def in_base_currency(obj: Any, rates: dict[str, ExchangeRate]) -> Any:
+    """A copy of ``obj`` (a catalogue entry) with every money fact in another currency converted through ``rates``,
+    the original amount and rate kept in its source; raises :class:`~simulator.units.UnitError` for a currency
+    without a rate."""
+    if isinstance(obj, list):
+        return [in_base_currency(v, rates) for v in obj]
+    if not isinstance(obj, dict):
+        return obj
+    unit = obj.get("unit")
+    code = money_currency(unit) if isinstance(unit, str) and "value" in obj else None
+    if code is not None and code != CURRENCY and isinstance(obj["value"], int | float):
+        given = converted_from(obj["value"], unit, rates)
+        base = to_base(obj["value"], unit, None, rates)
+        return {**obj, "value": base, "unit": unit.replace(code, CURRENCY, 1),
+                "source": {**(obj.get("source") or {}), "converted_from": given}}
+    if code is not None and code != CURRENCY and code not in rates:
+        raise UnitError(f"no {code} exchange rate in the catalogue for {unit!r}")
+    return {k: in_base_currency(v, rates) for k, v in obj.items()}
+
+
 def load_catalogue(directory: str | Path) -> tuple[dict[str, PlatformSpec], dict[str, WorkloadSpec], list[Observation]]:
-    """Read ``platforms.json``, ``workloads.json`` and ``reference_observations.json`` from ``directory``."""
+    """Read ``platforms.json``, ``workloads.json`` and ``reference_observations.json`` from ``directory`` (money in
+    another currency converted through ``exchange_rates.json``)."""
     directory = Path(directory)
     platforms: dict[str, PlatformSpec] = {}
     workloads: dict[str, WorkloadSpec] = {}
     observations: list[Observation] = []
+    r = directory / "exchange_rates.json"
+    rates = exchange_rates_from_dict(json.loads(r.read_text())) if r.exists() else {}
     p = directory / "platforms.json"
     if p.exists():
         for entry in json.loads(p.read_text())["platforms"]:
-            spec = platform_from_dict(entry)
+            spec = platform_from_dict(in_base_currency(entry, rates))
             platforms[spec.slug] = spec
     w = directory / "workloads.json"
     if w.exists():
         for entry in json.loads(w.read_text())["workloads"]:
-            spec = workload_from_dict(entry)
+            spec = workload_from_dict(in_base_currency(entry, rates))
             workloads[spec.slug] = spec
     o = directory / "reference_observations.json"
     if o.exists():

@@ -6,7 +6,8 @@ import shutil
 import pytest
 from django.conf import settings
 
-from apps.platforms.models import Platform
+from apps.core.models import ExchangeRate
+from apps.platforms.models import Platform, StorageTier
 from apps.workloads.catalogue import CatalogueError, load_catalogue
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +112,45 @@ def test_it_refuses_an_unknown_dependency_kind_naming_the_choices(catalogue_copy
     with pytest.raises(CatalogueError, match=r"\$\.workloads\[1\]\.stages\[1\]: dependency: Value 'some' is not a "
                                              r"valid choice"):
         load_catalogue(catalogue_copy)
+
+
+def _aws_tier(data, name):
+    aws = next(p for p in data["platforms"] if p["slug"] == "aws-sydney")
+    return next(t for t in aws["storage_tiers"] if t["name"] == name)["facts"]
+
+
+def test_a_usd_price_is_stored_in_aud_through_the_rate_fact_with_the_original_in_its_source(catalogue_copy):
+    load_catalogue(catalogue_copy)
+
+    rate = ExchangeRate.objects.get(currency="USD")
+    tier = StorageTier.objects.get(platform__slug="aws-sydney", name="EBS snapshots")
+    given = json.loads((catalogue_copy / "platforms.json").read_text())
+    fact = _aws_tier(given, "EBS snapshots")["price_per_gb_month"]
+    assert fact["unit"] == "USD/GB-month"  # the shipped catalogue states this price in USD
+    assert tier.price_per_gb_month == pytest.approx(fact["value"] * rate.base_per_unit)
+    assert tier.provenance["price_per_gb_month"]["converted_from"] == {
+        "value": fact["value"], "unit": "USD/GB-month", "exchange_rate": {
+            "currency": "USD", "base_per_unit": rate.base_per_unit, "base": "AUD", "date": rate.date.isoformat(),
+            "source": rate.provenance}}
+
+
+def test_a_price_in_a_currency_without_a_rate_is_refused_naming_where(catalogue_copy):
+    _edit(catalogue_copy / "platforms.json",
+          lambda d: _aws_tier(d, "EBS snapshots")["price_per_gb_month"].update(unit="EUR/GB-month"))
+
+    with pytest.raises(CatalogueError) as err:
+        load_catalogue(catalogue_copy)
+
+    assert err.value.file == "platforms.json"
+    assert err.value.path.endswith(".facts.price_per_gb_month")
+    assert "no EUR exchange rate in the catalogue" in err.value.message
+
+
+def test_a_rate_without_a_source_is_refused_and_nothing_is_saved(catalogue_copy):
+    _edit(catalogue_copy / "exchange_rates.json", lambda d: d["exchange_rates"][0]["rate"].pop("source"))
+
+    with pytest.raises(CatalogueError) as err:
+        load_catalogue(catalogue_copy)
+
+    assert (err.value.file, err.value.path) == ("exchange_rates.json", "$.exchange_rates[0].rate")
+    assert not ExchangeRate.objects.exists() and not Platform.objects.exists()

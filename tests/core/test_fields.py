@@ -1,10 +1,13 @@
 """Quantities are entered with units, converted once, and bad values are refused with a clear message."""
 
+import datetime as dt
+
 import pytest
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
 from apps.core.fields import QuantityFormField, QuantitySerializerMixin
+from apps.core.models import ExchangeRate
 from apps.platforms.models import StorageTier
 
 
@@ -68,6 +71,7 @@ def test_the_api_takes_600_gigabytes_and_a_price_in_the_catalogues_currency():
     assert s.validated_data["degrade_exponent"] == 0.5  # dimensionless: a JSON number
 
 
+@pytest.mark.django_db
 def test_the_api_refuses_bare_numbers_and_foreign_units_keyed_by_the_field():
     s = TierSerializer(data={"name": "ssd", "capacity": 600, "read_bw": "2 GB",
                              "price_per_gb_month": "0.12 USD/GB-month", "degrade_exponent": "2 s"})
@@ -76,8 +80,8 @@ def test_the_api_refuses_bare_numbers_and_foreign_units_keyed_by_the_field():
         "capacity": ["add a unit, e.g. 600 GB"],
         "read_bw": ["unit 'GB' is a bytes unit; expected a bandwidth unit: B/s, GB/s, Gb/s, Gbps, GiB/s, KiB/s, MB/s, "
                     "Mb/s, Mbps, MiB/s, PB/s, Pb/s, Pbps, PiB/s, TB/s, Tb/s, Tbps, TiB/s, b/s, bps, kB/s, kb/s, kbps"],
-        "price_per_gb_month": ["amounts here are in AUD, not USD: give the price in AUD/GB-month (no exchange rate "
-                               "is applied)"],
+        "price_per_gb_month": ["no USD exchange rate in the catalogue: give the amount in AUD/GB-month, or add a "
+                               "rate for USD (rate, date, source) to the catalogue"],
         "degrade_exponent": ["unit 's' is a time unit; expected a plain number, with no unit"],
     }
 
@@ -87,3 +91,19 @@ def test_the_api_refuses_a_list_and_a_negative_capacity():
     assert not s.is_valid()
     assert [str(e) for e in s.errors["capacity"]] == ["expected text such as '600 GB'"]
     assert [str(e) for e in s.errors["read_bw"]] == ["must not be negative (got -2 GB/s)"]
+
+
+@pytest.mark.django_db
+def test_a_price_in_another_currency_converts_through_the_catalogues_rate_and_keeps_the_original():
+    ExchangeRate.objects.create(currency="GBP", base_per_unit=2.0, date=dt.date(2026, 1, 5),
+                                provenance={"kind": "assumption", "reason": "test rate"})
+    ExchangeRate.objects.create(currency="GBP", base_per_unit=1.5, date=dt.date(2025, 1, 5),
+                                provenance={"kind": "assumption", "reason": "an older rate"})
+    field = QuantityFormField(dimension="money_per_hour")
+    assert field.clean("3 GBP/h") == pytest.approx(6.0)  # the latest rate
+    assert field.conversion["value"] == 3.0 and field.conversion["unit"] == "GBP/h"
+    assert field.conversion["exchange_rate"]["date"] == "2026-01-05"
+    assert field.clean("3 AUD/h") == 3.0 and field.conversion is None
+    s = TierSerializer(data={"name": "ssd", "price_per_gb_month": "0.05 GBP/GB-month"})
+    assert s.is_valid(), s.errors
+    assert s.validated_data["price_per_gb_month"] == pytest.approx(0.1)

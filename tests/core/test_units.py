@@ -2,7 +2,7 @@
 
 import pytest
 
-from simulator.units import UnitError, format_quantity, from_base, parse_quantity, to_base
+from simulator.units import ExchangeRate, UnitError, converted_from, format_quantity, from_base, parse_quantity, to_base
 
 
 def test_it_converts_a_gigabit_link_to_bytes_per_second():
@@ -58,14 +58,34 @@ def test_money_takes_the_catalogues_currency_per_hour_and_per_gb_month():
         parse_quantity("1.5", "money_per_hour")
 
 
-def test_another_currency_is_refused_naming_the_currency_the_field_takes():
-    with pytest.raises(UnitError, match=r"^amounts here are in AUD, not USD: give the price in AUD/h "):
+USD = ExchangeRate("USD", 1.30, "2015-03-06", {"kind": "assumption", "reason": "test rate"})
+
+
+def test_another_currency_without_a_rate_is_refused_naming_the_currency():
+    with pytest.raises(UnitError, match=r"^no USD exchange rate in the catalogue: give the amount in AUD/h, or add a "
+                                        r"rate for USD \(rate, date, source\) to the catalogue$"):
         parse_quantity("3.06 USD/h", "money_per_hour")
-    with pytest.raises(UnitError, match=r"^amounts here are in AUD, not USD: give the price in AUD/GB-month "):
-        parse_quantity("0.12 USD/GB-month", "money_per_gb_month")
+    with pytest.raises(UnitError, match=r"^no EUR exchange rate in the catalogue: give the amount in AUD/GB-month"):
+        parse_quantity("0.12 EUR/GB-month", "money_per_gb_month", {"USD": USD})
     with pytest.raises(UnitError, match=r"^unit 'USD/GB-month' is a money per GB-month unit; expected a money per "
                                         r"hour unit: AUD/h, AUD/hour, AUD/instance-hour, AUD/node-hour$"):
-        parse_quantity("0.12 USD/GB-month", "money_per_hour")
+        parse_quantity("0.12 USD/GB-month", "money_per_hour", {"USD": USD})
+
+
+def test_another_currency_converts_through_its_rate():
+    assert parse_quantity("3.06 USD/h", "money_per_hour", {"USD": USD}) == pytest.approx(3.978)
+    assert parse_quantity("120 USD/TB-month", "money_per_gb_month", {"USD": USD}) == pytest.approx(0.156)
+    assert parse_quantity("2 USD", "money", {"USD": USD}) == pytest.approx(2.6)
+    assert USD.from_base(2.6) == pytest.approx(2.0)
+
+
+def test_the_original_amount_and_the_rate_are_kept_for_the_source():
+    assert converted_from(3.06, "USD/h", {"USD": USD}) == {
+        "value": 3.06, "unit": "USD/h", "exchange_rate": {
+            "currency": "USD", "base_per_unit": 1.30, "base": "AUD", "date": "2015-03-06",
+            "source": {"kind": "assumption", "reason": "test rate"}}}
+    assert converted_from(3.06, "AUD/h", {"USD": USD}) is None
+    assert converted_from(3.06, "h", {"USD": USD}) is None
 
 
 def test_it_names_the_unknown_unit():

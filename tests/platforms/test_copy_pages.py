@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from apps.accounts.workspaces import personal_workspace
+from apps.core.models import ExchangeRate
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.scenarios.services import create_scenario
 from apps.workloads.models import Workload
@@ -119,6 +120,25 @@ def test_an_unchanged_form_keeps_every_value_and_source_exactly(client, team, ma
     response = client.post(f"/platforms/{magnus_copy.slug}/edit/", _edit_data(client, magnus_copy))
     assert response.status_code == 302, _errors(response)
     assert _state(magnus_copy) == before  # values shown rounded (e.g. "3.3 GB/s") keep their stored value
+
+
+def test_a_price_in_us_dollars_is_stored_in_aud_through_the_catalogues_rate_with_the_original_kept(
+        client, team, magnus_copy):
+    rate = ExchangeRate.objects.get(currency="USD")  # the catalogue's fact
+    client.force_login(team["dave"])
+    data = _edit_data(client, magnus_copy, **{
+        "platform-node_hour_rate": "3.06 USD/h", "platform-node_hour_rate-kind": "assumption",
+        "platform-node_hour_rate-reason": "the centre's 2026 price list"})
+    response = client.post(f"/platforms/{magnus_copy.slug}/edit/", data)
+
+    assert response.status_code == 302, _errors(response)
+    after = Platform.objects.get(pk=magnus_copy.pk)
+    assert after.node_hour_rate == pytest.approx(3.06 * rate.base_per_unit)
+    source = after.provenance["node_hour_rate"]
+    assert source["reason"] == "the centre's 2026 price list"
+    assert source["converted_from"]["value"] == 3.06 and source["converted_from"]["unit"] == "USD/h"
+    assert source["converted_from"]["exchange_rate"]["date"] == rate.date.isoformat()
+    assert "Given as 3.06 USD/h, converted at 1 USD = 1.3 AUD (2015-03-06)." in after.source_text("node_hour_rate")
 
 
 def test_a_changed_value_without_a_new_source_is_refused_and_nothing_is_saved(client, team, magnus_copy):
@@ -320,14 +340,14 @@ def test_unit_fields_refuse_bare_numbers_and_other_dimensions_naming_the_field(c
     reason = "the new hardware"
     changes = {}
     for prefix, name, text in ((f"node-{node.pk}", "nic_bandwidth", "12"), (f"tier-{tier.pk}", "capacity", "600 Hz"),
-                               ("platform", "node_hour_rate", "3.06 USD/h")):
+                               ("platform", "node_hour_rate", "3.06 EUR/h")):
         changes |= {f"{prefix}-{name}": text, f"{prefix}-{name}-kind": "assumption", f"{prefix}-{name}-reason": reason}
     response = client.post(f"/platforms/{magnus_copy.slug}/edit/", _edit_data(client, magnus_copy, **changes))
 
     assert response.status_code == 400
     assert sorted(_errors(response)) == sorted([
-        f"{magnus_copy.name} · Node-hour rate: amounts here are in AUD, not USD: give the price in AUD/h (no exchange "
-        "rate is applied)",
+        f"{magnus_copy.name} · Node-hour rate: no EUR exchange rate in the catalogue: give the amount in AUD/h, or add "
+        "a rate for EUR (rate, date, source) to the catalogue",
         f"Node type {node.name} · NIC bandwidth: add a unit, e.g. 12 MB/s",
         f"Storage tier {tier.name} · Capacity: unit 'Hz' is a frequency unit; expected a bytes unit: B, GB, GiB, KiB, "
         "MB, MiB, PB, PiB, TB, TiB, kB",
