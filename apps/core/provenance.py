@@ -10,7 +10,8 @@ A source is a small dict, one of:
 - ``{"kind": "assumption", "reason": ...}``: assumed, and why;
 - ``{"kind": "fitted", "method": ...}``: fitted, saying to what (the observations) and how.
 
-Every kind takes an optional ``note``.  :func:`source_errors` is the one check forms, the API and the catalogue
+Every kind takes an optional ``note``, and ``converted_from`` when the value was given in another currency (the
+original amount and unit and the exchange rate used, see :func:`simulator.units.converted_from`).  :func:`source_errors` is the one check forms, the API and the catalogue
 loader apply; :data:`SOURCE_FIELDS` lists what each kind takes, for the forms that ask for it.
 """
 
@@ -82,7 +83,9 @@ def source_errors(source: object) -> list[str]:
         if not str(source.get(key) or "").strip()
     ]
     allowed = {"kind", "note", *SOURCE_KINDS[kind], *OPTIONAL_KEYS[kind]}
-    unknown = sorted(str(k)[:40] for k in source if k not in allowed)
+    if "converted_from" in source:
+        errors += _conversion_errors(source["converted_from"])
+    unknown = sorted(str(k)[:40] for k in source if k not in allowed and k != "converted_from")
     if unknown:
         errors.append(f"{article} {kind} source takes {', '.join(sorted(allowed - {'kind'}))}; "
                       f"not {', '.join(unknown)}")
@@ -98,6 +101,19 @@ def source_errors(source: object) -> list[str]:
         if key in allowed and isinstance(value, str) and value.strip() and not _iso_date(value.strip()):
             errors.append(f"{key!r} must be a date as YYYY-MM-DD, got {value[:40]!r}")
     return errors
+
+
+def _conversion_errors(given: object) -> list[str]:
+    """``converted_from`` (any kind may carry it): the amount and unit a value was given in and the exchange rate
+    that converted it to AUD, ``{"value", "unit", "exchange_rate": {"currency", "base_per_unit", "date", ...}}``."""
+    rate = given.get("exchange_rate") if isinstance(given, dict) else None
+    if (not isinstance(given, dict) or isinstance(given.get("value"), bool)
+            or not isinstance(given.get("value"), (int, float)) or not isinstance(given.get("unit"), str)
+            or not isinstance(rate, dict) or not isinstance(rate.get("currency"), str)
+            or not isinstance(rate.get("base_per_unit"), (int, float)) or not _iso_date(str(rate.get("date")))):
+        return ["'converted_from' must give the original 'value' and 'unit' and the 'exchange_rate' used (currency, "
+                "base_per_unit, date)"]
+    return []
 
 
 def clean_source(kind: str, values: dict) -> dict:

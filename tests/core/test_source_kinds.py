@@ -53,3 +53,16 @@ def test_it_cites_a_paper_and_a_page_in_words():
     page = {"kind": "url", "url": "https://www.example.org/prices", "accessed": "2026-11-25"}
     assert describe_source(page) == "From https://www.example.org/prices (accessed 2026-11-25)."
     assert short_source(page) == "example.org/prices"
+
+
+def test_a_value_given_in_another_currency_keeps_the_original_and_the_rate_in_its_source():
+    given = {"value": 0.12, "unit": "USD/GB-month", "exchange_rate": {
+        "currency": "USD", "base_per_unit": 1.3, "base": "AUD", "date": "2015-03-06",
+        "source": {"kind": "assumption", "reason": "test rate"}}}
+    source = {"kind": "assumption", "reason": "list price", "converted_from": given}
+    assert source_errors(source) == []
+    assert describe_source(source) == ("Assumption: list price Given as 0.12 USD/GB-month, converted at 1 USD = 1.3 "
+                                       "AUD (2015-03-06).")
+    assert source_errors({**source, "converted_from": {"value": 0.12, "unit": "USD/GB-month"}}) == [
+        "'converted_from' must give the original 'value' and 'unit' and the 'exchange_rate' used (currency, "
+        "base_per_unit, date)"]
