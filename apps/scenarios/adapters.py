@@ -56,7 +56,7 @@ def _facts(obj, names) -> dict[str, Any]:
     facts = {}
     for name in names:
         value = getattr(obj, name)
-        if value is None or value == "":
+        if value is None or value == "" or value == []:  # not given (a list fact's default is empty)
             continue
         if hasattr(value, "isoformat"):
             value = value.isoformat()
