@@ -70,6 +70,13 @@ class _Reader:
         except json.JSONDecodeError as exc:
             raise CatalogueError(self.file, f"line {exc.lineno} column {exc.colno}", exc.msg) from None
 
+    @classmethod
+    def from_data(cls, name: str, data: object) -> _Reader:
+        """A reader of data already parsed (a workload file, a request's body), named ``name`` in its errors."""
+        reader = cls.__new__(cls)
+        reader.file, reader.data, reader.rates = name, data, exchange_rates()
+        return reader
+
     def fail(self, path: str, message: str):
         raise CatalogueError(self.file, path, message)
 

@@ -98,8 +98,7 @@ def import_workloads(path: Path) -> LoadSummary:
     _schema_check(path.name, data)
     if isinstance(data, dict) and "workloads" not in data:
         data = {"workloads": [data]}
-    reader = _Reader.__new__(_Reader)
-    reader.file, reader.data = path.name, data
+    reader = _Reader.from_data(path.name, data)
     summary = LoadSummary()
     with transaction.atomic():
         _load_workloads(reader, summary)
