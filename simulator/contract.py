@@ -1,8 +1,9 @@
 """The scenario contract: what a user asks to simulate, defined once.
 
 A request names a workload (with parameter overrides), one or more platforms each with its options
-(per-stage placement: node type, nodes, storage tiers, pricing, allocation policy, launch staggering,
-a fixed queue wait; spot interruptions, the copy stage, single allocation, retention; catalogue what-ifs),
+(per-stage placement: node type, nodes, job slots per node, storage tiers by role (input, scratch, output) and
+staging in/out, pricing, allocation policy, launch staggering, a fixed queue wait; spot interruptions, the copy
+stage, single allocation, retention, background load on shared tiers; catalogue what-ifs),
 replications, a seed and the TCO horizon.  It is versioned JSON (:meth:`ScenarioRequest.from_json`,
 :meth:`ScenarioRequest.to_json`); its limits are the constants below and nowhere else; every refusal is a
 :class:`ContractError` whose entries carry the path of the field in error
@@ -30,12 +31,13 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, f
 
 from simulator.errors import ContractError, FieldError, join_path
 from simulator.model.chiles import default_placements
+from simulator.model.placement import stage_tiers, tier_resources
 from simulator.model.simulate import check_scenario
 from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 from simulator.model.stages import as_general, default_placement, task_count
 
 __all__ = [
-    "CONTRACT_VERSION", "LIMITS", "Limits", "FieldError", "ContractError", "Placement", "RunOptions",
+    "CONTRACT_VERSION", "LIMITS", "Limits", "FieldError", "ContractError", "Placement", "BackgroundLoad", "RunOptions",
     "PlatformOverrides", "WorkloadOverrides", "PlatformEntry", "ScenarioRequest", "RunRequest", "WhatIfEdit", "SearchSpace",
     "PLATFORM_OVERRIDE_FACTS", "TIER_OVERRIDE_FACTS", "PLACEMENT_OPTIONS", "path_of", "parse", "check_options",
     "check_overrides", "stage_defaults", "scenario_spec", "Estimate", "AdmissionLimits", "estimate", "admit",
@@ -58,6 +60,7 @@ class Limits:
     max_slug_chars: int = 100
     max_placements: int = 50
     max_nodes: int = 100_000
+    max_slots_per_node: int = 10_000
     max_subbands_per_task: int = 100_000
     max_launch_interval_s: float = 1e6  # 11.6 days between launches
     max_queue_wait_s: float = 3.6e8  # 100,000 hours
@@ -157,6 +160,7 @@ NodeCount = Annotated[int, Field(ge=1, le=LIMITS.max_nodes)]
 LaunchInterval = Annotated[float, Field(ge=0, le=LIMITS.max_launch_interval_s)]
 QueueWait = Annotated[float, Field(ge=0, le=LIMITS.max_queue_wait_s)]
 SubbandsPerTask = Annotated[int, Field(ge=1, le=LIMITS.max_subbands_per_task)]
+SlotCount = Annotated[int, Field(ge=1, le=LIMITS.max_slots_per_node)]
 ResourceName = Annotated[str, Field(min_length=1, max_length=LIMITS.max_slug_chars, pattern=PRINTABLE)]
 
 
@@ -177,10 +181,25 @@ class Placement(_Contract):
                                                              "(batch platforms)")
     subbands_per_task: SubbandsPerTask | None = Field(None, description="CHILES split on a cloud: sub-bands one "
                                                                         "instance processes one after the other")
+    storage_scratch: ResourceName | None = Field(None, description="storage tier used as working space (default: "
+                                                                   "the node-local tier, else the input tier)")
+    stage_in: bool | None = Field(None, description="copy each task's inputs from storage_in to scratch before "
+                                                    "computing")
+    stage_out: bool | None = Field(None, description="write outputs to scratch and copy them to storage_out after "
+                                                     "computing")
+    slots_per_node: SlotCount | None = Field(None, description="tasks one node runs at once, sharing its cores, "
+                                                               "NIC and local disk (default: the node type's slots)")
 
 
 #: the per-stage options (what a search may vary and the builder shows), from the model itself
 PLACEMENT_OPTIONS = tuple(name for name in Placement.model_fields if name != "stage")
+
+
+class BackgroundLoad(_Contract):
+    """The share of a storage tier's bandwidth and IOPS other users take during the run, and where it comes from."""
+
+    share: Annotated[float, Field(ge=0, lt=1)] = Field(description="0 (none) to below 1")
+    source: Name = Field(description="where the share comes from (a measurement, a paper, an assumption and why)")
 
 
 class RunOptions(_Contract):
@@ -192,6 +211,9 @@ class RunOptions(_Contract):
     spot_interruptions: bool | None = Field(None, description="spot instances can be reclaimed")
     include_copy: bool | None = Field(None, description="include the copy-in stage")
     single_allocation: bool | None = Field(None, description="batch platforms: one allocation for every stage")
+    background_load: dict[ResourceName, BackgroundLoad] = Field(
+        default_factory=dict, max_length=LIMITS.max_overrides,
+        description="storage tier -> the share other users take (replaces the catalogue's)")
 
     @field_validator("placements")
     @classmethod
@@ -346,11 +368,18 @@ def check_options(options: RunOptions, platform: PlatformSpec, workload: Workloa
         if p.node_type is not None and p.node_type not in nodes:
             errors.append(FieldError(f"{where}.node_type", f"{platform.slug} has no node type {p.node_type!r} "
                                                            f"({', '.join(nodes) or 'none'})"))
-        for key in ("storage_in", "storage_out"):
+        for key in ("storage_in", "storage_out", "storage_scratch"):
             name = getattr(p, key)
             if name is not None and name not in tiers:
                 errors.append(FieldError(f"{where}.{key}", f"{platform.slug} has no storage tier {name!r} "
                                                            f"({', '.join(tiers) or 'none'})"))
+        if p.slots_per_node is not None and p.slots_per_node > 1 and p.policy == "elastic":
+            errors.append(FieldError(f"{where}.slots_per_node", "an elastic pool runs one task per instance; use a "
+                                                                "static or dynamic policy to run several per node"))
+    for name in options.background_load:
+        if name not in tiers:
+            errors.append(FieldError(f"{at}.background_load.{name}", f"{platform.slug} has no storage tier {name!r} "
+                                                                     f"({', '.join(tiers) or 'none'})"))
     for name in (overrides.storage_tiers if overrides else {}):
         if name not in tiers:
             errors.append(FieldError(f"{overrides_at}.storage_tiers.{name}",
@@ -382,8 +411,21 @@ def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: Workloa
                   at: str = "options") -> ScenarioSpec:
     """The simulator scenario of one platform's options (checked with :func:`check_options` first)."""
     check_options(options, platform, workload, at=at)
+    platform = _with_background_load(platform, options.background_load, at)
     defaults = stage_defaults(platform, workload) if options.placements else {}
     placements = tuple(complete(p, defaults.get(p.stage)) for p in options.placements)
+    errors = []
+    for i, pl in enumerate(placements):
+        if pl.slots_per_node is not None and pl.slots_per_node > 1 and pl.policy == "elastic":
+            errors.append(FieldError(f"{at}.placements[{i}].slots_per_node",
+                                     "an elastic pool runs one task per instance; use a static or dynamic policy to "
+                                     "run several per node"))
+        try:
+            stage_tiers(platform, pl)
+        except ValueError as exc:
+            errors.append(FieldError(f"{at}.placements[{i}].storage_scratch", str(exc)))
+    if errors:
+        raise ContractError(errors)
     flags = {k: v for k, v in (("spot_interruptions", options.spot_interruptions),
                                ("include_copy", options.include_copy),
                                ("single_allocation", options.single_allocation)) if v is not None}
@@ -397,6 +439,25 @@ def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: Workloa
         raise ContractError([FieldError(join_path(at, e.path.removeprefix("options").lstrip(".")), e.message)
                              for e in exc.errors]) from None
     return spec
+
+
+def _with_background_load(platform: PlatformSpec, loads: Mapping[str, BackgroundLoad], at: str) -> PlatformSpec:
+    """``platform`` with the request's background loads on its tiers; a tier with no aggregate to take a share of
+    is refused at its path."""
+    if not loads:
+        return platform
+    storage = tuple(replace(t, background_load=loads[t.name].share) if t.name in loads else t
+                    for t in platform.storage)
+    errors = []
+    for t in storage:
+        if t.name in loads:
+            try:
+                tier_resources(t)
+            except ValueError as exc:
+                errors.append(FieldError(f"{at}.background_load.{t.name}.share", str(exc)))
+    if errors:
+        raise ContractError(errors)
+    return replace(platform, storage=storage)
 
 
 # --- admission -------------------------------------------------------------------------------------

@@ -33,6 +33,10 @@ class Platform(CatalogueModel):
         LOGNORMAL = "lognormal", "lognormal (median, sigma)"
         EMPIRICAL = "empirical", "empirical samples"
 
+    class JobSubmission(models.TextChoices):
+        ALLOCATION = "allocation", "one allocation per stage"
+        JOB_PER_TASK = "job_per_task", "one job per task (job array)"
+
     class BillingUnit(models.TextChoices):
         NONE = "none", "none (owned)"
         NODE_HOUR = "node_hour", "node-hour"
@@ -59,6 +63,9 @@ class Platform(CatalogueModel):
         "queue_wait_sigma",
         "queue_wait_samples",
         "usable_threads_per_task",
+        "job_submission",
+        "dispatch_overhead",
+        "max_running_jobs",
         "billing_unit",
         "billing_granularity",
         "capex",
@@ -90,6 +97,12 @@ class Platform(CatalogueModel):
     queue_wait_sigma = QuantityField("queue wait lognormal sigma", dimension="scalar")
     queue_wait_samples = models.JSONField("queue wait samples (s)", null=True, blank=True)
     usable_threads_per_task = QuantityField("usable threads per task", dimension="scalar", strictly_positive=True)
+    job_submission = models.CharField(
+        "how tasks are submitted", max_length=20, choices=JobSubmission.choices, blank=True,
+        help_text="one allocation holding a stage's nodes (one queue wait) or one job per task (a queue wait each); "
+                  "blank: one allocation")
+    dispatch_overhead = QuantityField("dispatch overhead per job", dimension="time")
+    max_running_jobs = QuantityField("most running jobs per user", dimension="scalar", strictly_positive=True)
     billing_unit = models.CharField(max_length=20, choices=BillingUnit.choices, blank=True)
     billing_granularity = QuantityField("billing granularity", dimension="time", strictly_positive=True)
     capex = QuantityField("capital cost", dimension="money")
@@ -165,6 +178,7 @@ class NodeType(CatalogueModel):
         "core_speed",
         "used_for",
         "default_stage",
+        "slots",
     )
 
     platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="node_types")
@@ -186,6 +200,7 @@ class NodeType(CatalogueModel):
     default_stage = models.CharField(
         "stage it runs by default", max_length=50, blank=True,
         help_text="the workload stage (e.g. invert) placed on this type unless a scenario says otherwise")
+    slots = QuantityField("job slots (tasks a node runs at once)", dimension="scalar", strictly_positive=True)
 
     class Meta:
         ordering = ["platform", "name"]
@@ -193,6 +208,13 @@ class NodeType(CatalogueModel):
 
     def __str__(self) -> str:
         return f"{self.platform.name} · {self.name}"
+
+    def clean(self):
+        from django.core.exceptions import ValidationError
+
+        if self.slots is not None and self.slots != int(self.slots):
+            raise ValidationError({"slots": "is a whole number of tasks a node runs at once"})
+        super().clean()
 
 
 class StorageTier(CatalogueModel):
@@ -228,6 +250,7 @@ class StorageTier(CatalogueModel):
         "price_per_iops_month",
         "provisioned_iops",
         "snapshot_restore_time",
+        "background_load",
     )
 
     platform = models.ForeignKey(Platform, on_delete=models.CASCADE, related_name="storage_tiers")
@@ -248,6 +271,7 @@ class StorageTier(CatalogueModel):
     price_per_iops_month = QuantityField("price per provisioned IOPS-month", dimension="money_per_iops_month")
     provisioned_iops = QuantityField("provisioned IOPS", dimension="rate")
     snapshot_restore_time = QuantityField("volume-from-snapshot time", dimension="time")
+    background_load = QuantityField("share of bandwidth and IOPS other users take", dimension="scalar")
 
     class Meta:
         ordering = ["platform", "name"]
@@ -255,3 +279,10 @@ class StorageTier(CatalogueModel):
 
     def __str__(self) -> str:
         return f"{self.platform.name} · {self.name}"
+
+    def clean(self):
+        from django.core.exceptions import ValidationError
+
+        if self.background_load is not None and not 0 <= self.background_load < 1:
+            raise ValidationError({"background_load": "is a share of the tier: 0 or more and less than 1"})
+        super().clean()

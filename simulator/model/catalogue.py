@@ -22,6 +22,7 @@ from simulator.units import CURRENCY, ExchangeRate, UnitError, converted_from, m
 
 from .specs import (
     ROLES,
+    SUBMISSIONS,
     NodeTypeSpec,
     PlatformSpec,
     PricingSpec,
@@ -80,6 +81,26 @@ def _float(v: Any) -> float | None:
     return None if v is None else float(v)
 
 
+def _positive_int(v: Any, where: str) -> int | None:
+    """A count of at least 1 (None when unknown); refuses zero, negatives and fractions."""
+    if v is None:
+        return None
+    x = float(v)
+    if not math.isfinite(x) or x < 1 or x != int(x):
+        raise ValueError(f"{where} must be a whole number of at least 1, not {x:g}")
+    return int(x)
+
+
+def _share(v: Any, where: str) -> float:
+    """A share of a capacity, 0 <= x < 1 (0 when unknown)."""
+    if v is None:
+        return 0.0
+    x = float(v)
+    if not math.isfinite(x) or not 0.0 <= x < 1.0:
+        raise ValueError(f"{where} is a share of the tier: 0 or more and less than 1, not {x:g}")
+    return x
+
+
 def _core_speed(d: dict[str, Any]) -> float:
     """Per-core speed relative to the profiles' reference core; unknown (null) counts as that core."""
     speed = float(fact_value(d.get("facts", {}), "core_speed", 1.0))
@@ -105,6 +126,7 @@ def _node_type(d: dict[str, Any]) -> NodeTypeSpec:
         core_speed=_core_speed(d),
         used_for=str(fact_value(f, "used_for", "")),
         default_stage=str(fact_value(f, "default_stage", "") or ""),
+        slots=_positive_int(fact_value(f, "slots"), f"node type {d['name']!r}: slots") or 1,
     )
 
 
@@ -145,11 +167,19 @@ def _storage(d: dict[str, Any]) -> StorageSpec:
         aud_per_iops_month=_float(fact_value(f, "price_per_iops_month")),
         provisioned_iops=_float(fact_value(f, "provisioned_iops")),
         snapshot_restore_seconds=_float(fact_value(f, "snapshot_restore_time")),
+        background_load=_share(fact_value(f, "background_load"), f"storage tier {d['name']!r}: background_load"),
     )
 
 
 _KIND_ALIASES = {"hpc": "hpc_centre", "hpc_centre": "hpc_centre", "cluster": "cluster", "cloud": "cloud",
                  "owned_cluster": "cluster", "public_cloud": "cloud"}
+
+
+def _submission(v: Any) -> str:
+    value = str(v or "allocation")
+    if value not in SUBMISSIONS:
+        raise ValueError(f"platform: job_submission must be one of {', '.join(SUBMISSIONS)}, not {value!r}")
+    return value
 
 
 def platform_from_dict(d: dict[str, Any]) -> PlatformSpec:
@@ -178,6 +208,9 @@ def platform_from_dict(d: dict[str, Any]) -> PlatformSpec:
             kind=str(fact_value(f, "scheduler", "none")),
             queue_wait=queue,
             usable_threads_per_task=_int(fact_value(f, "usable_threads_per_task")),
+            submission=_submission(fact_value(f, "job_submission")),
+            dispatch_overhead_s=float(fact_value(f, "dispatch_overhead", 0.0) or 0.0),
+            max_running_jobs=_positive_int(fact_value(f, "max_running_jobs"), "platform: max_running_jobs"),
         ),
         pricing=PricingSpec(
             billing_unit=str(fact_value(f, "billing_unit", "none")),

@@ -22,6 +22,7 @@ from simulator.runner import run
 
 from .billing import Bill, CostLine, bill, gb_months, storage_intervals
 from .chiles import STAGES, BuiltGraph, ChilesDemands, build_chiles, chiles_demands
+from .placement import share_node_cores
 from .specs import ScenarioSpec
 from .spot import sample_interruption
 from .stages import GENERAL_TEMPLATES, build_stages
@@ -136,7 +137,13 @@ def check_scenario(scenario: ScenarioSpec) -> None:
 
 def build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: random.Random | None = None,
           **kwargs) -> BuiltGraph:
-    """The TaskGraph of ``scenario`` for its workload template."""
+    """The TaskGraph of ``scenario`` for its workload template (tasks sharing a node share its cores)."""
+    built = _build(scenario, demands=demands, rng=rng, **kwargs)
+    return replace(built, graph=share_node_cores(built.graph))
+
+
+def _build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: random.Random | None = None,
+           **kwargs) -> BuiltGraph:
     rng = rng or random.Random(scenario.seed)
     t = scenario.workload.template
     if t == "chiles":
@@ -231,7 +238,9 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
                  for t in result.tasks)
     mean_util = {}
     span = result.makespan_s or 1.0
-    for name, moved in result.moved.items():
+    # the shared cores of multi-slot nodes are core-seconds, not bytes: kept out of what moved and utilisation
+    moved_by = {k: v for k, v in result.moved.items() if not k.startswith("cpu@")}
+    for name, moved in moved_by.items():
         mean_util[name] = moved / span
     gbm = dict(b.gb_months)
     if not gbm:
@@ -243,9 +252,10 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
         makespan_s=result.makespan_s, queue_wait_s=built.queue_wait_s,
         run_time_s=result.makespan_s - built.queue_wait_s,
         stages=_stage_timings(result), tasks=bars, utilisation=mean_util,
-        utilisation_series=dict(result.utilisation) if record_utilisation else {},
+        utilisation_series={k: v for k, v in result.utilisation.items() if not k.startswith("cpu@")}
+        if record_utilisation else {},
         node_hours_used=b.compute_hours_used, compute_hours_billed=b.compute_hours_billed, gb_months=gbm,
-        bytes_moved=dict(result.moved), cost_lines=b.lines, cost_by_category=b.by_category,
+        bytes_moved=moved_by, cost_lines=b.lines, cost_by_category=b.by_category,
         total_cost_aud=b.total_aud, notes=tuple(notes))
     if progress:
         progress(4, total_steps)

@@ -30,10 +30,12 @@ __all__ = [
     "StagePlacement",
     "ScenarioSpec",
     "POLICIES",
+    "SUBMISSIONS",
     "PRICING_MODELS",
 ]
 
 POLICIES = ("static", "dynamic", "elastic")
+SUBMISSIONS = ("allocation", "job_per_task")
 PRICING_MODELS = ("on_demand", "spot", "node_hour", "none")
 #: storage roles a stage reads and writes; a scenario's placement maps each to a tier of the platform
 ROLES = ("input", "scratch", "output")
@@ -64,6 +66,8 @@ class NodeTypeSpec:
     used_for: str = ""
     #: the pipeline stage this type runs unless a placement says otherwise (cloud; "" = none)
     default_stage: str = ""
+    #: job slots: tasks one node runs at once, sharing its cores, NIC and local disk (billing stays per node)
+    slots: int = 1
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,8 @@ class StorageSpec:
     aud_per_iops_month: float | None = None
     provisioned_iops: float | None = None
     snapshot_restore_seconds: float | None = None
+    #: share (0 <= x < 1) of the tier's aggregate bandwidth and IOPS that other users take
+    background_load: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,13 @@ class SchedulerSpec:
     queue_wait: QueueWaitSpec = field(default_factory=QueueWaitSpec)
     #: threads a task can actually use under this scheduler (e.g. 1 where OpenMP is unusable under SLURM); None = no cap
     usable_threads_per_task: int | None = None
+    #: how a stage's tasks are submitted: ``allocation`` (one job holding the stage's nodes, one queue wait) or
+    #: ``job_per_task`` (a job array: each task its own job with its own queue wait, nodes held only while busy)
+    submission: str = "allocation"
+    #: seconds the scheduler takes to dispatch one job before it runs (prolog, launch)
+    dispatch_overhead_s: float = 0.0
+    #: most jobs of one user running at once (job_per_task); None = no limit
+    max_running_jobs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -275,7 +288,13 @@ class WorkloadSpec:
 
 @dataclass(frozen=True)
 class StagePlacement:
-    """Where and how one stage runs."""
+    """Where and how one stage runs.
+
+    Storage roles: ``storage_in`` holds the stage's inputs, ``storage_out`` receives its outputs (default: the
+    input tier) and ``storage_scratch`` is its working space (default: the node type's node-local tier if the
+    platform has one, else the input tier).  With ``stage_in`` each task first copies its inputs from the input
+    tier to scratch and reads them there; with ``stage_out`` it writes its outputs to scratch and copies them to
+    the output tier after computing (see :func:`simulator.model.placement.stage_tiers`)."""
 
     stage: str
     node_type: str | None = None
@@ -290,6 +309,12 @@ class StagePlacement:
     subbands_per_task: int | None = None
     #: the tier of the scratch role (None: the node-local tier if the platform has one, else ``storage_in``)
     storage_scratch: str | None = None
+    stage_in: bool = False
+    stage_out: bool = False
+    #: tasks one node runs at once; None = the node type's job slots
+    slots_per_node: int | None = None
+    #: ``allocation`` | ``job_per_task``; None = the scheduler's default submission
+    submission: str | None = None
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,16 @@ from dataclasses import replace
 from simulator.graph import Flow, Phase, Task, TaskGraph
 
 from .chiles import BuiltGraph, DataObject, PoolInfo
-from .placement import effective_threads, make_pool, nic_resource, tier_access, tier_resources
+from .placement import (
+    effective_threads,
+    make_pool,
+    nic_resource,
+    slots_per_node,
+    stage_tiers,
+    staging_phases,
+    tier_access,
+    tier_resources,
+)
 from .queue import sample_queue_wait
 from .specs import (
     ACCESS_PATTERNS,
@@ -171,17 +180,12 @@ def stage_placement(scenario: ScenarioSpec, stage: str) -> StagePlacement:
 def role_tiers(scenario: ScenarioSpec, pl: StagePlacement) -> dict[str, StorageSpec | None]:
     """The tier each storage role uses for a stage placed at ``pl``: input = ``storage_in`` (else the
     platform's first tier), output = ``storage_out`` (else the input tier), scratch =
-    ``storage_scratch`` (else the platform's node-local tier, else the input tier)."""
-    p = scenario.platform
-    if not p.storage:
+    ``storage_scratch`` (else the platform's node-local tier, else the input tier); the one rule is
+    :func:`simulator.model.placement.stage_tiers`."""
+    if not scenario.platform.storage:
         return {r: None for r in ROLES}
-    tin = p.storage_tier(pl.storage_in) if pl.storage_in else p.storage_tier()
-    tout = p.storage_tier(pl.storage_out) if pl.storage_out else tin
-    if pl.storage_scratch:
-        scratch = p.storage_tier(pl.storage_scratch)
-    else:
-        scratch = next((t for t in p.storage if t.scope == "per_node"), tin)
-    return {"input": tin, "scratch": scratch, "output": tout}
+    roles = stage_tiers(scenario.platform, pl)
+    return {"input": roles.input, "scratch": roles.scratch, "output": roles.output}
 
 
 class _Builder:
@@ -206,7 +210,8 @@ class _Builder:
         pricing = pl.pricing
         if not self.p.is_cloud:
             pricing = "node_hour" if self.p.pricing.billing_unit == "node_hour" else "none"
-        key = (nt.name, pl.policy, pl.nodes, pricing, pl.launch_interval_s, pl.queue_wait_s)
+        slots = slots_per_node(nt, pl)
+        key = (nt.name, pl.policy, pl.nodes, pricing, pl.launch_interval_s, pl.queue_wait_s, slots)
         if key in self.pool_of:
             return self.pool_of[key]
         name = nt.name if nt.name not in self.pools else f"{nt.name} ({stage})"
@@ -216,7 +221,7 @@ class _Builder:
                 self.p.scheduler.queue_wait, self.rng)
             self.queue_wait_s = max(self.queue_wait_s, wait)
         self.pools[name] = make_pool(name, pl.policy, nt, pl.nodes, queue_wait_s=wait,
-                                     launch_interval_s=pl.launch_interval_s)
+                                     launch_interval_s=pl.launch_interval_s, slots=slots)
         self.pool_info[name] = PoolInfo(name, stage, nt.name, pricing, True)
         self.pool_of[key] = name
         return name
@@ -227,9 +232,16 @@ class _Builder:
                 self.resources.setdefault(r.name, r)
 
     def phases(self, st: StageSpec, pl: StagePlacement, factor: float) -> tuple[Phase, ...]:
-        """The one phase of a task: its overhead, then CPU and every role's I/O overlapping."""
+        """The compute phase of a task (its overhead, then CPU and every role's I/O overlapping), after a copy of
+        its input-role reads to scratch and before a copy of its output-role writes from scratch when the
+        placement stages them (the compute phase then does that I/O on scratch)."""
         nt = self.p.node_type(pl.node_type)
+        roles = stage_tiers(self.p, pl) if self.p.storage else None
         tiers = role_tiers(self.sc, pl)
+        if roles is not None:
+            tiers = {"input": roles.compute_in, "scratch": roles.scratch, "output": roles.compute_out}
+            for t in roles.tiers():
+                self.declare(t)
         nic = nic_resource(nt)
         if nic is not None:
             self.resources.setdefault(nic.name, nic)
@@ -261,8 +273,14 @@ class _Builder:
                 flows.append(acc.ops(legacy * factor, "rand_io"))
         speed = nt.core_speed or 1.0
         threads = effective_threads(self.p, nt, st.usable_threads)
-        return (Phase("compute", cpu_seconds=st.cpu_seconds * factor * st.reference_speed / speed, threads=threads,
-                      flows=tuple(flows), overhead_s=st.overhead_s),)
+        compute = Phase("compute", cpu_seconds=st.cpu_seconds * factor * st.reference_speed / speed, threads=threads,
+                        flows=tuple(flows), overhead_s=st.overhead_s)
+        if roles is None or not (roles.stage_in or roles.stage_out):
+            return (compute,)
+        io = st.role_io()
+        before, after = staging_phases(roles, nt, sum(x.read_bytes for x in io if x.role == "input") * factor,
+                                       sum(x.write_bytes for x in io if x.role == "output") * factor)
+        return before + (compute,) + after
 
     def add(self, st: StageSpec, pl: StagePlacement, deps: tuple[int, ...], factor: float, label: str) -> int:
         tid = len(self.tasks)

@@ -120,6 +120,9 @@ BOUNDS = [
         {"stage": f"s{i}"} for i in range(v)]}}, {"platform": "b"}]), "platforms[0].options.placements", +1),
     ("max_nodes", lambda v: _request(platforms=[{"platform": "a", "options": {"placements": [
         {"stage": "split", "nodes": v}]}}, {"platform": "b"}]), "platforms[0].options.placements[0].nodes", +1),
+    ("max_slots_per_node", lambda v: _request(platforms=[{"platform": "a", "options": {"placements": [
+        {"stage": "split", "slots_per_node": v}]}}, {"platform": "b"}]),
+     "platforms[0].options.placements[0].slots_per_node", +1),
     ("max_subbands_per_task", lambda v: _request(platforms=[{"platform": "a", "options": {"placements": [
         {"stage": "split", "subbands_per_task": v}]}}, {"platform": "b"}]),
      "platforms[0].options.placements[0].subbands_per_task", +1),
