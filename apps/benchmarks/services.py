@@ -13,7 +13,9 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import asdict
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
@@ -29,7 +31,7 @@ from apps.profiles.models import ProfileImport
 from apps.profiles.services import create_import, discard_upload, execute_import, store_upload
 
 __all__ = ["InvalidBenchmark", "clean_parameters", "create_benchmark", "dispatch",
-           "execute", "cancel", "apply_to_tier", "hosts_online", "fail_lost_runs", "DEFAULTS", "BenchmarkJobs",
+           "execute", "cancel", "apply_to_tier", "hosts_online", "live_bench_platforms", "fail_lost_runs", "DEFAULTS", "BenchmarkJobs",
            "BENCHMARK_JOBS"]
 
 MiB = 1024 * 1024
@@ -366,6 +368,17 @@ def apply_to_tier(run: BenchmarkRun, tier: StorageTier) -> list[str]:
         tier.save()
         run.measured_values.filter(name__in=changed).update(applied_to=f"{tier.platform.slug} / {tier.name}")
     return changed
+
+
+def live_bench_platforms() -> set[str]:
+    """The platforms (slugs) whose benchmark queue is consumed by a worker that beat within the last three heartbeat
+    intervals: a request for any other platform waits, queued, until a worker starts on one of its hosts."""
+    recent = timezone.now() - timedelta(seconds=3 * settings.SKYPLAN_HEARTBEAT_INTERVAL_S)
+    prefix = queue_for("")
+    live: set[str] = set()
+    for queues in WorkerHeartbeat.objects.filter(seen_at__gte=recent).values_list("queues", flat=True):
+        live |= {q[len(prefix):] for q in queues.split(",") if q.startswith(prefix) and len(q) > len(prefix)}
+    return live
 
 
 def hosts_online(timeout: float = 1.0) -> list[dict]:

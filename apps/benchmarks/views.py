@@ -13,6 +13,7 @@ from apps.benchmarks.comparison import input_rows, stage_rows
 from apps.benchmarks.forms import ApplyForm, BenchmarkForm
 from apps.benchmarks.hostplatform import platform_from_host
 from apps.benchmarks.models import BenchmarkRun
+from apps.platforms.models import Platform
 from apps.platforms.services import require_platform_editor
 
 
@@ -30,11 +31,27 @@ def run_list(request):
             form.add_error(name if name in form.fields else None, message or str(exc))
         else:
             services.dispatch(run)
+            if run.platform.slug not in services.live_bench_platforms():
+                messages.warning(request, _no_host(run))
             return redirect(run)
     services.fail_lost_runs(min_interval_s=10.0)
     runs = visible(BenchmarkRun.objects.select_related("platform"), request.user)[:50]
     return render(request, "benchmarks/list.html",
-                  {"form": form, "runs": runs, "hosts": services.hosts_online()})
+                  {"form": form, "runs": runs, "hosts": services.hosts_online(),
+                   "live": Platform.objects.filter(slug__in=services.live_bench_platforms()).order_by("name")})
+
+
+def _no_host(run: BenchmarkRun) -> str:
+    return (f"No live worker serves {run.platform.name} (queue {run.queue}): the benchmark stays queued until a worker "
+            f"starts on one of its hosts.")
+
+
+def _parameters(run: BenchmarkRun) -> list[tuple[str, object]]:
+    """The run's parameters under the request form's labels, in the form's order."""
+    fields = BenchmarkForm.base_fields
+    return [(fields[k].label or k.replace("_", " ").capitalize() if k in fields else k, v)
+            for k, v in sorted(run.parameters.items(), key=lambda kv: list(fields).index(kv[0])
+                               if kv[0] in fields else len(fields))]
 
 
 def _run(request, run_id, need=Role.VIEWER) -> BenchmarkRun:
@@ -46,7 +63,9 @@ def run_detail(request, run_id):
     if not run.is_finished and services.fail_lost_runs(run, min_interval_s=10.0):
         run.refresh_from_db()
     return render(request, "benchmarks/detail.html", {
-        "run": run, "values": run.measured_values.all(), "apply_form": ApplyForm(platform=run.platform),
+        "run": run, "parameters": _parameters(run),
+        "no_host": _no_host(run) if run.status == "queued" and run.platform.slug not in services.live_bench_platforms()
+        else "", "values": run.measured_values.all(), "apply_form": ApplyForm(platform=run.platform),
         "figure": charts.figure_for(run),
         "comparison_rows": stage_rows(run.result) if run.kind == "minipipeline" and run.result else [],
         "input_rows": input_rows(run.result) if run.kind == "minipipeline" and run.result else [],

@@ -1,0 +1,153 @@
+"""Every page a user reaches from the navigation, in headless Chromium at 1400 and 400 px: nothing wider than the
+window (the page, and each table and form), the page's answer or primary action above the fold, no console error,
+no raw Python data on screen, the navigation saying where the user is, and every page reachable from it."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PASSWORD = "correct horse battery"
+WIDTHS = (1400, 400)
+FOLD_PX = 900
+
+#: the page's own boxes wider than the window: the document, then each table (or its scrolling wrapper) and form
+MEASURE = """() => {
+  const width = window.innerWidth;
+  const wide = [];
+  const boxes = Array.from(document.querySelectorAll('main table, main form, main fieldset, main pre, main .chart'));
+  for (const el of boxes) {
+    const box = (el.closest('.scroll') || el).getBoundingClientRect();
+    if (box.width > 0 && (box.right > width + 0.5 || box.left < -0.5)) {
+      wide.push(`${el.tagName.toLowerCase()}#${el.id || ''}.${el.className || ''}: ${Math.round(box.left)}–${Math.round(box.right)}`);
+    }
+  }
+  if (document.documentElement.scrollWidth > width) {  // name the outermost elements that stick out
+    for (const el of document.querySelectorAll('body *')) {
+      const r = el.getBoundingClientRect(), p = el.parentElement.getBoundingClientRect();
+      if (r.right > width + 0.5 && p.right <= width + 0.5 && wide.length < 12) {
+        wide.push(`${el.tagName.toLowerCase()}#${el.id || ''}.${el.className || ''} in ${el.parentElement.tagName.toLowerCase()}.${el.parentElement.className}: ${Math.round(r.left)}–${Math.round(r.right)}`);
+      }
+    }
+  }
+  const nav = Array.from(document.querySelectorAll('header a[href^="/"]')).map(a => ({
+    href: a.getAttribute('href'), current: a.getAttribute('aria-current')}));
+  const links = Array.from(document.querySelectorAll('main a[href^="/"]')).map(a => a.getAttribute('href'));
+  return {width, scroll: document.documentElement.scrollWidth, wide, nav, links};
+}"""
+
+#: where an element starts, in page pixels (the fold is the first FOLD_PX of the page)
+TOP = "(sel) => { const el = document.querySelector(sel); return el ? el.getBoundingClientRect().top + scrollY : null; }"
+
+RAW = ("{'", "[{'")
+
+
+@pytest.fixture
+def site(live_server, django_user_model):
+    """The reference catalogue, a user, two profiles of one run in the user's workspace and a calibration from them."""
+    from django.conf import settings
+
+    from apps.accounts.workspaces import personal_workspace
+    from apps.profiles import services as profiles
+    from apps.workloads.catalogue import load_catalogue
+    from apps.workloads.models import WorkloadStage
+    from tests.profiles.conftest import SAMPLES
+
+    load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+    user = django_user_model.objects.create_user(username="grace", password=PASSWORD)
+    mine = personal_workspace(user)
+    strace = profiles.import_file(SAMPLES / "seq_read.strace", workspace=mine).profile
+    pidstat = profiles.import_file(SAMPLES / "seq_read.pidstat.txt", workspace=mine).profile
+    stage = WorkloadStage.objects.get(workload__slug="adiosstman-validation", name="convert_to_adios")
+    from apps.platforms.models import Platform
+
+    cal = profiles.calibrate(profiles=[strace, pidstat], stage=stage, platform=Platform.objects.get(slug="magnus"),
+                             user=user)
+    return {"url": live_server.url, "profile": strace, "calibration": cal}
+
+
+def _pages(site) -> dict[str, tuple[str, str, str]]:
+    """name -> (path, selector of the answer or primary action that must start above the fold, the header link
+    marked as the current page)."""
+    return {
+        "home": ("/", "#home-demo", "/"),
+        "platforms": ("/platforms/", "main table", "/platforms/"),
+        "platform": ("/platforms/magnus/", "main h1", "/platforms/"),
+        "workloads": ("/workloads/", "main table", "/workloads/"),
+        "workload": ("/workloads/chiles-epoch1/", "main h1", "/workloads/"),
+        "observations": ("/workloads/reference-observations/", "main table", "/validation/"),
+        "scenarios": ("/scenarios/", "#run-demo", "/scenarios/"),
+        "builder": ("/scenarios/new/", "main form", "/scenarios/"),
+        "simulations": ("/runs/", "main form", "/scenarios/"),
+        "profiles": ("/profiles/", "#upload-form", "/profiles/"),
+        "profile": (site["profile"].get_absolute_url(), "main h1", "/profiles/"),
+        "calibration": (site["calibration"].get_absolute_url(), "main h1", "/profiles/"),
+        "measurements": ("/profiles/tier-measurements/", "main h1", "/profiles/"),
+        "validation": ("/validation/", "#met-count", "/validation/"),
+        "scoring": ("/scoring/", "main h1", "/scoring/"),
+        "criteria": ("/scoring/criteria/", "main table", "/scoring/"),
+        "searches": ("/scoring/searches/", "main form", "/scoring/"),
+        "benchmarks": ("/benchmarks/", "main form", "/benchmarks/"),
+        "workspaces": ("/accounts/workspaces/", "main h1", "/accounts/workspaces/"),
+    }
+
+
+def _login(browser, url: str, width: int):
+    context = browser.new_context(viewport={"width": width, "height": FOLD_PX})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{url}/accounts/login/?next={quote('/')}")
+    page.get_by_label("User name").fill("grace")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{url}/")
+    return context, page, errors
+
+
+def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_console_error(browser, site,
+                                                                                             screenshot):
+    pages = _pages(site)
+    problems: list[str] = []
+    header: set[str] = set()
+    links: dict[str, set[str]] = {}
+    for width in WIDTHS:
+        context, page, errors = _login(browser, site["url"], width)
+        try:
+            for name, (path, primary, section) in pages.items():
+                errors.clear()
+                page.goto(site["url"] + path)
+                page.wait_for_load_state("networkidle")
+                where = f"{name} at {width} px"
+                screenshot(page, f"pages-{name}-{width}")
+                m = page.evaluate(MEASURE)
+                if m["scroll"] > m["width"]:
+                    problems.append(f"{where}: page {m['scroll']} px wide in a {m['width']} px window")
+                problems += [f"{where}: wider than the window: {w}" for w in m["wide"]]
+                top = page.evaluate(TOP, primary)
+                if top is None or top > FOLD_PX:
+                    problems.append(f"{where}: {primary} starts at {top} px, below the {FOLD_PX} px fold")
+                if errors:
+                    problems.append(f"{where}: console errors {errors}")
+                text = page.inner_text("main")
+                problems += [f"{where}: raw data on screen: …{text[max(0, text.index(raw) - 40):text.index(raw) + 40]}…"
+                             for raw in RAW if raw in text]
+                current = [a["href"] for a in m["nav"] if a["current"] == "page"]
+                if current != [section]:
+                    problems.append(f"{where}: the header marks {current} as the current page, not {section}")
+                header |= {a["href"] for a in m["nav"]}
+                links.setdefault(urlsplit(page.url).path, set()).update(urlsplit(h).path for h in m["links"])
+        finally:
+            context.close()
+    reachable, frontier = set(), set(header)
+    while frontier:  # the pages reached from the header's links, then from those pages' links, and so on
+        reachable |= frontier
+        frontier = set().union(*(links.get(p, set()) for p in frontier)) - reachable
+    problems += [f"{name}: not reachable from the navigation" for name, (path, _, _) in pages.items()
+                 if path not in reachable]
+    assert not problems, "\n".join(problems)
