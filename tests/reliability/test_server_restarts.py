@@ -8,6 +8,11 @@ HTTP like any API client and read the database directly to check what it stored.
 
 Each test starts a scenario of two platforms with two replications each: four replication tasks for a worker of
 concurrency two, so when the server goes down two are running and two are still queued.
+
+How long the work takes depends on the machine (a replication that takes 10 s on a quiet one takes 80 s on a loaded
+one, and a run's last replication then simulates the replications its pages show again, in detail), so the tests
+wait on what the worker does, not on the clock: a wait fails when the worker has held no task for ``IDLE_S`` seconds
+(nothing it could still do would bring the awaited state: stuck), or, as a last resort, after ``CAP_S`` seconds.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +32,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from celery import Celery
 from private_servers import PrivatePostgres, PrivateRedis, free_port, servers_available
 from worker_processes import ROOT, start_worker, stop_worker
 from worker_processes import wait_for as _wait
@@ -35,8 +42,12 @@ pytestmark = [pytest.mark.worker]
 #: how long each server stays down (seconds): long enough that a worker retrying its broker connection (after 2, 4,
 #: then 6 s) is still disconnected for a while after Redis is back
 DOWN_S = 8.0
-#: a replication of the SDP predict job array with this many jobs takes about 10 s here
+#: a replication of the SDP predict job array with this many jobs takes about 10 s on a quiet machine
 LONG_JOBS = 100_000
+#: a wait fails once the worker has held no task this long (seconds): nothing is left that could end it
+IDLE_S = 30.0
+#: no wait lasts longer than this, however busy the worker stays (seconds)
+CAP_S = 900.0
 
 
 
@@ -56,6 +67,10 @@ class App:
         self.worker = self.worker_log = self.web = self.web_log = None
         self.worker_log_path: Path | None = None
         self.token = ""
+        self.node = f"restarts@{socket.gethostname()}"
+        self.control = Celery("restarts-client", set_as_current=False)  # asks the worker what it holds
+        # the read and write URLs, as CELERY_BROKER_URL in the environment (the suite's broker) beats broker_url
+        self.control.conf.broker_read_url = self.control.conf.broker_write_url = self.redis.url()
 
     def start(self) -> None:
         self.pg.start()
@@ -72,15 +87,22 @@ class App:
         _wait(lambda: self.health() == 200, 60, "the web app to answer /health/")
 
     def stop(self) -> None:
-        if self.web:
-            self.web.terminate()
-            self.web.wait(timeout=20)
-            self.web_log.close()
-        if self.worker:
-            stop_worker(self.worker, self.worker_log)
-        self.redis.destroy()
-        self.pg.destroy()
-        shutil.rmtree(self.var, ignore_errors=True)
+        try:
+            if self.web:
+                self.web.terminate()  # gunicorn finishes the requests in flight first, for up to 30 s
+                try:
+                    self.web.wait(timeout=40)
+                except subprocess.TimeoutExpired:
+                    self.web.kill()
+                    self.web.wait(timeout=10)
+                self.web_log.close()
+            if self.worker:
+                stop_worker(self.worker, self.worker_log)
+        finally:
+            self.control.close()
+            self.redis.destroy()
+            self.pg.destroy()
+            shutil.rmtree(self.var, ignore_errors=True)
 
     def manage(self, *args: str) -> str:
         done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True,
@@ -101,6 +123,21 @@ class App:
             return response.status, json.loads(data) if is_json and data else None
         finally:
             conn.close()
+
+    def worker_tasks(self) -> int | None:
+        """How many tasks the worker holds (running, reserved, or waiting for a retry's countdown); None when it does
+        not answer (while Redis is down, say)."""
+        held = 0
+        inspect = self.control.control.inspect(destination=[self.node], timeout=2.0)
+        for ask in (inspect.active, inspect.reserved, inspect.scheduled):
+            try:
+                replies = ask() or {}
+            except Exception:  # noqa: BLE001 - the broker is unreachable: the worker cannot answer
+                return None
+            if self.node not in replies:
+                return None
+            held += len(replies[self.node])
+        return held
 
     def health(self) -> int:
         try:
@@ -149,13 +186,54 @@ def app():
 def finished_before(app):
     """A scenario run to completion before any restart, and what the database held for it then."""
     scenario_id = app.start_scenario("finished before the restarts", n_jobs=2000)
-    _wait(lambda: app.scenario_status(scenario_id)["finished"], 90, "the first scenario to finish")
+    _wait_working(app, lambda: app.scenario_status(scenario_id)["finished"], "the first scenario to finish")
     assert app.scenario_status(scenario_id)["status"] == "succeeded"
     return scenario_id, app.replications(scenario_id)
 
 
+def _wait_working(app, predicate, what: str):
+    """Poll ``predicate`` until it returns something true (returned).  Fail naming ``what`` once the worker has held
+    no task for ``IDLE_S`` seconds (stuck: nothing it still has to do could bring it about), or after ``CAP_S``."""
+    start = time.monotonic()
+    idle_since = None
+    while True:
+        value = predicate()
+        if value:
+            return value
+        now = time.monotonic()
+        if app.worker_tasks() == 0:
+            idle_since = now if idle_since is None else idle_since
+            if now - idle_since >= IDLE_S:
+                raise AssertionError(f"stuck: the worker has held no task for {IDLE_S:.0f} s while the test waits "
+                                     f"for {what} (see {app.worker_log_path})")
+        else:
+            idle_since = None
+        if now - start >= CAP_S:
+            raise AssertionError(f"timed out after {CAP_S:.0f} s waiting for {what}, the worker still busy")
+        time.sleep(0.5)
+
+
+def _idle(app) -> None:
+    """Wait until the worker holds no task (asked twice in a row).  A scenario reads finished as soon as its last run
+    has stored its results, while that run's task goes on preparing the scenario's results pages: started before
+    that task ends, the next scenario would find one worker process busy, run its replications one by one, and never
+    have two running and two queued."""
+    state = {"zero": 0}
+
+    def settled():
+        state["zero"] = state["zero"] + 1 if app.worker_tasks() == 0 else 0
+        return state["zero"] >= 2
+
+    waited = time.monotonic()
+    while not settled():
+        assert time.monotonic() - waited < CAP_S, f"the worker still busy after {CAP_S:.0f} s"
+        time.sleep(0.5)
+
+
 def _mid_run(app, name: str) -> tuple[str, list[dict]]:
-    """Start the long scenario and wait until two replications are running and two are queued."""
+    """On an idle worker, start the long scenario and wait until two replications are running (their simulations
+    under way: progress written) and two are queued."""
+    _idle(app)
     scenario_id = app.start_scenario(name, n_jobs=LONG_JOBS)
 
     def two_running():
@@ -163,7 +241,7 @@ def _mid_run(app, name: str) -> tuple[str, list[dict]]:
         running = [r for r in reps if r["status"] == "running" and r["progress"] > 0]
         return reps if len(running) == 2 and sum(r["status"] == "queued" for r in reps) == 2 else None
 
-    return scenario_id, _wait(two_running, 60, "two replications to be running and two queued")
+    return scenario_id, _wait_working(app, two_running, "two replications to be running and two queued")
 
 
 def _finished(app, scenario_id: str) -> dict:
@@ -171,7 +249,7 @@ def _finished(app, scenario_id: str) -> dict:
         body = app.scenario_status(scenario_id)
         return body if body["finished"] else None
 
-    return _wait(status, 120, "the scenario to finish after the restart")
+    return _wait_working(app, status, "the scenario to finish after the restart")
 
 
 def test_a_redis_restart_mid_run_sends_the_lost_tasks_again(app, finished_before):
@@ -188,8 +266,8 @@ def test_a_redis_restart_mid_run_sends_the_lost_tasks_again(app, finished_before
     _wait(lambda: app.worker_log_path.read_text().count("Connected to redis://") > connections, 60,
           "the worker to reconnect")
     reconnected = time.monotonic() - back
-    _wait(lambda: all(r["task_id"] != queued[r["id"]] for r in app.replications(scenario_id) if r["id"] in queued),
-          60, "the lost tasks to be sent again")
+    _wait_working(app, lambda: all(r["task_id"] != queued[r["id"]] for r in app.replications(scenario_id)
+                                   if r["id"] in queued), "the lost tasks to be sent again")
     resent = time.monotonic() - back
     status = _finished(app, scenario_id)
     finished = time.monotonic() - back
@@ -217,8 +295,8 @@ def test_a_postgresql_restart_mid_run_is_retried_and_loses_nothing(app, finished
 
     assert app.health() == 200  # the first request after the restart already reconnects
     assert app.request("GET", f"/api/v1/scenarios/{scenario_id}/")[0] == 200
-    _wait(lambda: any((r["started_at"] or back_at) > back_at for r in app.replications(scenario_id)), 60,
-          "a replication to start again")
+    _wait_working(app, lambda: any((r["started_at"] or back_at) > back_at for r in app.replications(scenario_id)),
+                  "a replication to start again")
     resumed = time.monotonic() - back
     status = _finished(app, scenario_id)
     finished = time.monotonic() - back
