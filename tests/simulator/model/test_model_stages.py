@@ -186,3 +186,31 @@ def test_lognormal_sizes_differ_between_replications_and_repeat_within_one(platf
     assert first.makespan_s == again.makespan_s != other.makespan_s
     # each task's CPU is its size times the stage's demand (Fornax's cores at speed 1, one thread each)
     assert max(t.end_s - t.start_s for t in first.tasks) == pytest.approx(100 * max(size_factors(st, 4, 5)))
+
+
+def test_sdp_predict_with_the_prototypes_four_ranks_per_node_runs_every_job_at_once(specs):
+    """The prototype ran 4 streamer ranks on each of the 8 nodes (seed 001 §3.4): with 4 job slots per node all 32
+    jobs run at once, so each stage is one wave in which the 32 clients share the BeeGFS aggregate (below their
+    per-client cap and a quarter of the NIC each) and the 4 ranks of a node share its 32 cores, 8 threads each."""
+    platforms, workloads, _ = specs
+    p, w = platforms["sdp-p3"], workloads["sdp-predict-p3"]
+    nt, tier = p.node_type(), p.storage_tier()
+    stage_in, compute, stage_out = w.stages
+    jobs, slots = int(w.param("n_jobs")), 4
+    assert jobs == nt.count * slots
+    read_rate = min(tier.read_bytes_per_s / jobs, tier.read_bytes_per_s_per_client, nt.nic_bytes_per_s / slots)
+    write_rate = min(tier.write_bytes_per_s / jobs, tier.write_bytes_per_s_per_client, nt.nic_bytes_per_s / slots)
+    assert read_rate == tier.read_bytes_per_s / jobs  # the aggregate binds
+    threads = min(compute.usable_threads, nt.cores // slots)
+    t_in = stage_in.io[0].read_bytes / read_rate
+    t_cpu = compute.cpu_seconds / threads / nt.core_speed
+    t_out = stage_out.io[0].write_bytes / write_rate
+    placements = tuple(StagePlacement(s.name, nt.name, nt.count, tier.name, tier.name, "none", "dynamic",
+                                      slots_per_node=slots) for s in w.stages)
+    r = simulate(ScenarioSpec(platform=p, workload=w, placements=placements, seed=7), record_utilisation=False)
+    times = {s.stage: (s.start_s, s.end_s) for s in r.stages}
+    assert times["stage_in"] == pytest.approx((0.0, t_in))
+    assert times["compute"] == pytest.approx((t_in, t_in + t_cpu))
+    assert times["stage_out"] == pytest.approx((t_in + t_cpu, t_in + t_cpu + t_out))
+    assert r.makespan_s == pytest.approx(t_in + t_cpu + t_out)  # 87 s + 124 s + 914 s: the degrids now fill the cores
+    assert len({t.node for t in r.tasks if t.pool}) == nt.count
