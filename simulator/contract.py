@@ -33,7 +33,15 @@ from simulator.errors import ContractError, FieldError, join_path
 from simulator.model.chiles import default_placements
 from simulator.model.placement import stage_tiers, tier_resources
 from simulator.model.simulate import check_scenario
-from simulator.model.specs import POLICIES, PRICING_MODELS, PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
+from simulator.model.specs import (
+    POLICIES,
+    PRICING_MODELS,
+    SUBMISSIONS,
+    PlatformSpec,
+    ScenarioSpec,
+    StagePlacement,
+    WorkloadSpec,
+)
 from simulator.model.stages import as_general, default_placement, task_count
 
 __all__ = [
@@ -156,6 +164,7 @@ Name = Annotated[str, Field(min_length=1, max_length=LIMITS.max_name_chars, patt
 OverrideValue = Annotated[float, Field(gt=0, le=LIMITS.max_override_value)]
 Pricing = Literal[PRICING_MODELS]  # type: ignore[valid-type]
 Policy = Literal[POLICIES]  # type: ignore[valid-type]
+Submission = Literal[SUBMISSIONS]  # type: ignore[valid-type]
 NodeCount = Annotated[int, Field(ge=1, le=LIMITS.max_nodes)]
 LaunchInterval = Annotated[float, Field(ge=0, le=LIMITS.max_launch_interval_s)]
 QueueWait = Annotated[float, Field(ge=0, le=LIMITS.max_queue_wait_s)]
@@ -189,6 +198,9 @@ class Placement(_Contract):
                                                      "computing")
     slots_per_node: SlotCount | None = Field(None, description="tasks one node runs at once, sharing its cores, "
                                                                "NIC and local disk (default: the node type's slots)")
+    submission: Submission | None = Field(None, description="allocation (one job holding the stage's nodes) or "
+                                                            "job_per_task (a job array: a queue wait and dispatch "
+                                                            "per task); default: the scheduler's")
 
 
 #: the per-stage options (what a search may vary and the builder shows), from the model itself
@@ -420,6 +432,11 @@ def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: Workloa
             errors.append(FieldError(f"{at}.placements[{i}].slots_per_node",
                                      "an elastic pool runs one task per instance; use a static or dynamic policy to "
                                      "run several per node"))
+        if pl.submission == "job_per_task" and (pl.policy == "elastic" or workload.template == "chiles"):
+            why = ("elastic instances are launched one per task, not submitted as batch jobs"
+                   if pl.policy == "elastic" else "the CHILES model runs the case study's allocations")
+            errors.append(FieldError(f"{at}.placements[{i}].submission", f"job_per_task cannot apply here: {why}; "
+                                                                         f"use allocation"))
         try:
             stage_tiers(platform, pl)
         except ValueError as exc:

@@ -92,7 +92,9 @@ class Task:
     A task with ``pool=None`` and no phases is a zero-cost barrier: it completes
     as soon as its dependencies do and holds nothing.  ``deps`` are task ids.
     ``slot`` pins the task to a slot index of a static pool (work-units cycling
-    over days or sub-bands); ``None`` lets the pool's policy choose.
+    over days or sub-bands); ``None`` lets the pool's policy choose.  ``queue_s`` is
+    the task's own wait in a batch queue (one job per task): it joins its pool's
+    ready queue that long after it is ready.
     """
 
     id: int
@@ -103,6 +105,7 @@ class Task:
     cores: int = 1
     memory_bytes: float = 0.0
     slot: int | None = None
+    queue_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +118,10 @@ class PoolSpec:
     any free slot, ties by task id) or ``"elastic"`` (one instance per task,
     launched at most one per ``launch_interval_s``, ready after ``boot_s``,
     released when its task ends; at most ``nodes`` alive at once).
+
+    ``max_running`` caps the tasks running at once (a scheduler's per-user limit on
+    running jobs).  ``per_job``: each task is its own batch job, so a node is held (and
+    billed) only while a task runs on it, not from the pool's first to its last task.
     """
 
     name: str
@@ -125,6 +132,8 @@ class PoolSpec:
     queue_wait_s: float = 0.0
     boot_s: float = 0.0
     launch_interval_s: float = 0.0
+    max_running: int | None = None
+    per_job: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,11 @@ scheduling order) and pure Python.  Semantics, in short:
   released when their last task ends.  Ready tasks wait in one FIFO queue (ties by
   task id) and take the lowest-numbered free slot.  In a ``static`` pool a task
   with ``slot`` set waits for that slot (it has priority on it over unpinned tasks).
+* A task with ``queue_s`` (its own batch job's queue wait) joins its pool's ready
+  queue that long after it is ready.  At most ``max_running`` tasks of a pool run at
+  once.  A ``per_job`` pool holds a node only while tasks run on it: its record lists
+  those intervals as ``instances`` (what billing charges) instead of every node from
+  the pool's first task to its last.
 * ``elastic`` pools: one instance per task, launched in FIFO order, at most
   ``nodes`` alive, launches at least ``launch_interval_s`` apart, the task starts
   ``boot_s`` after the launch and the instance is released when the task ends.
@@ -453,6 +458,7 @@ def run(
         __slots__ = (
             "spec", "nodes", "spn", "free", "busy", "queue", "pending", "pinned", "freed",
             "requested", "available", "released", "is_available", "remaining", "scheduled", "static",
+            "running", "max_running", "busy_on", "since", "held", "touched",
         )
 
         def __init__(self, spec: PoolSpec, count: int):
@@ -473,12 +479,28 @@ def run(
             self.remaining = count
             self.scheduled = False
             self.static = spec.policy == "static"
+            self.running = 0
+            self.max_running = spec.max_running if spec.max_running else total
+            self.busy_on = [0] * spec.nodes  # per_job: tasks running on each node, and since when it is held
+            self.since = [0.0] * spec.nodes
+            self.held: list = []  # per_job: (start, end) of each time a node was held
+            self.touched = [False] * spec.nodes
 
         def enqueue(self, i):
+            q = tasks[i].queue_s
+            if q > 0.0:
+                schedule(env.now + q, URGENT, self.arrive, i)
+                if self.requested is None:
+                    self.requested = env.now
+                return
+            self.arrive(i)
+
+        def arrive(self, i):
             self.pending.append(i)
-            if self.requested is None:
+            if self.available is None:
                 now = env.now
-                self.requested = now
+                if self.requested is None:
+                    self.requested = now
                 self.available = now + self.spec.queue_wait_s
                 schedule(self.available, URGENT, self.become_available, None)
             elif self.is_available and not self.scheduled:
@@ -517,7 +539,7 @@ def run(
                 freed = sorted(set(self.freed))
                 self.freed = []
                 for s in freed:
-                    if not busy[s]:
+                    if not busy[s] and self.running < self.max_running:
                         q = self.pinned.get(s)
                         if q:
                             self.start(q.popleft(), s)
@@ -526,7 +548,7 @@ def run(
             else:
                 self.freed = []
             free = self.free
-            while queue and free:
+            while queue and free and self.running < self.max_running:
                 s = heappop(free)
                 if busy[s]:
                     continue
@@ -534,9 +556,15 @@ def run(
 
         def start(self, i, s):
             self.busy[s] = True
+            self.running += 1
             now = env.now
             start_s[i] = now
-            node = self.nodes[s // self.spn]
+            k = s // self.spn
+            if self.busy_on[k] == 0:
+                self.since[k] = now
+                self.touched[k] = True
+            self.busy_on[k] += 1
+            node = self.nodes[k]
             node_of[i] = node.name
             t = tasks[i]
             part_done(_Running(i, compile_phases(t.phases, t.cores), node, s, self), None)
@@ -544,6 +572,11 @@ def run(
         def release(self, rt):
             s = rt.slot
             self.busy[s] = False
+            self.running -= 1
+            k = s // self.spn
+            self.busy_on[k] -= 1
+            if self.busy_on[k] == 0:
+                self.held.append((self.since[k], env.now))
             heappush(self.free, s)
             if self.static and self.pinned:
                 self.freed.append(s)
@@ -559,6 +592,11 @@ def run(
             if self.requested is None:
                 return PoolRecord(spec.name, 0.0, 0.0, 0.0, spec.nodes, 0.0)
             rel = self.released if self.released is not None else env.now
+            if spec.per_job:
+                held = tuple(self.held)
+                used = sum(self.touched)
+                return PoolRecord(spec.name, self.requested, self.available if self.available is not None else rel,
+                                  rel, used, sum(b - a for a, b in held), held)
             return PoolRecord(spec.name, self.requested, self.available, rel, spec.nodes,
                               spec.nodes * max(0.0, rel - self.available))
 

@@ -26,6 +26,12 @@ and whether inputs are staged in to scratch before computing and outputs staged 
 after; staging copies are flows through the source tier, the NIC and the target tier
 (:func:`staging_phases`).
 
+Scheduler semantics (:func:`submission`, ``SchedulerSpec``): ``allocation`` submits a
+stage as one job holding its nodes (one queue wait, the scheduler's dispatch overhead
+once, nodes held from the first task to the last); ``job_per_task`` (a job array)
+makes each task its own job with its own queue wait and dispatch overhead, at most
+``max_running_jobs`` running at once, a node held only while a job runs on it.
+
 Background load (``StorageSpec.background_load``): the share of a tier's aggregate
 bandwidth and IOPS other users take; the simulated jobs get the rest.
 """
@@ -36,7 +42,7 @@ from dataclasses import dataclass, replace
 
 from simulator.graph import NODE, Flow, Phase, PoolSpec, ResourceSpec, TaskGraph
 
-from .specs import NodeTypeSpec, PlatformSpec, StagePlacement, StorageSpec
+from .specs import SUBMISSIONS, NodeTypeSpec, PlatformSpec, StagePlacement, StorageSpec
 
 __all__ = [
     "UNLIMITED_BYTES_PER_S",
@@ -49,6 +55,7 @@ __all__ = [
     "make_pool",
     "effective_threads",
     "slots_per_node",
+    "submission",
     "share_node_cores",
     "StageTiers",
     "stage_tiers",
@@ -184,9 +191,10 @@ def slots_per_node(node_type: NodeTypeSpec, placement: StagePlacement | None = N
 
 
 def make_pool(name: str, policy: str, node_type: NodeTypeSpec, nodes: int, *, queue_wait_s: float = 0.0,
-              launch_interval_s: float = 0.0, boot_s: float | None = None, slots: int = 1) -> PoolSpec:
+              launch_interval_s: float = 0.0, boot_s: float | None = None, slots: int = 1, per_job: bool = False,
+              max_running: int | None = None) -> PoolSpec:
     """A :class:`PoolSpec` for ``policy`` (static | dynamic | elastic) with ``slots`` task slots per node
-    (an elastic instance runs one task)."""
+    (an elastic instance runs one task); ``per_job``: one batch job per task, at most ``max_running`` running."""
     if policy not in ("static", "dynamic", "elastic"):
         raise ValueError(f"unknown policy {policy!r}; expected static, dynamic or elastic")
     if nodes < 1:
@@ -197,7 +205,19 @@ def make_pool(name: str, policy: str, node_type: NodeTypeSpec, nodes: int, *, qu
                         float(launch_interval_s))
     if slots < 1:
         raise ValueError(f"pool {name!r}: job slots per node must be at least 1, not {slots}")
-    return PoolSpec(name, nodes, node_type.cores, int(slots), policy, float(queue_wait_s), 0.0, 0.0)
+    return PoolSpec(name, nodes, node_type.cores, int(slots), policy, float(queue_wait_s), 0.0, 0.0,
+                    int(max_running) if max_running else None, bool(per_job))
+
+
+def submission(platform: PlatformSpec, placement: StagePlacement) -> str:
+    """How the stage's tasks are submitted: the placement's choice, else the scheduler's (``allocation`` or
+    ``job_per_task``); elastic instances are never batch jobs (``allocation``)."""
+    if placement.policy == "elastic":
+        return "allocation"
+    value = placement.submission or platform.scheduler.submission or "allocation"
+    if value not in SUBMISSIONS:
+        raise ValueError(f"unknown submission {value!r}; expected {' or '.join(SUBMISSIONS)}")
+    return value
 
 
 def share_node_cores(graph: TaskGraph) -> TaskGraph:

@@ -33,6 +33,7 @@ from .placement import (
     slots_per_node,
     stage_tiers,
     staging_phases,
+    submission,
     tier_access,
     tier_resources,
 )
@@ -204,6 +205,7 @@ class _Builder:
         self.labels: dict[int, str] = {}
         self.queue_wait_s = 0.0
         self._per_pool: dict[str, int] = {}
+        self._first_wait: dict[str, float] = {}  # per-job pools: the shortest wait of their jobs
 
     def pool(self, stage: str, pl: StagePlacement) -> str:
         nt = self.p.node_type(pl.node_type)
@@ -211,20 +213,35 @@ class _Builder:
         if not self.p.is_cloud:
             pricing = "node_hour" if self.p.pricing.billing_unit == "node_hour" else "none"
         slots = slots_per_node(nt, pl)
-        key = (nt.name, pl.policy, pl.nodes, pricing, pl.launch_interval_s, pl.queue_wait_s, slots)
+        per_job = submission(self.p, pl) == "job_per_task"
+        key = (nt.name, pl.policy, pl.nodes, pricing, pl.launch_interval_s, pl.queue_wait_s, slots, per_job)
         if key in self.pool_of:
             return self.pool_of[key]
         name = nt.name if nt.name not in self.pools else f"{nt.name} ({stage})"
+        sched = self.p.scheduler
         wait = 0.0
-        if pl.policy != "elastic" and not self.p.is_cloud:
-            wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(
-                self.p.scheduler.queue_wait, self.rng)
-            self.queue_wait_s = max(self.queue_wait_s, wait)
+        if pl.policy != "elastic" and not per_job:
+            if not self.p.is_cloud:
+                wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(sched.queue_wait, self.rng)
+                self.queue_wait_s = max(self.queue_wait_s, wait)
+            wait += sched.dispatch_overhead_s  # the one job of the allocation is dispatched once
         self.pools[name] = make_pool(name, pl.policy, nt, pl.nodes, queue_wait_s=wait,
-                                     launch_interval_s=pl.launch_interval_s, slots=slots)
+                                     launch_interval_s=pl.launch_interval_s, slots=slots, per_job=per_job,
+                                     max_running=sched.max_running_jobs if per_job else None)
         self.pool_info[name] = PoolInfo(name, stage, nt.name, pricing, True)
         self.pool_of[key] = name
         return name
+
+    def job_wait(self, pool: str, pl: StagePlacement) -> float:
+        """One task's own queue wait when its pool submits one job per task (else 0)."""
+        if not self.pools[pool].per_job:
+            return 0.0
+        wait = pl.queue_wait_s if pl.queue_wait_s is not None else (
+            0.0 if self.p.is_cloud else sample_queue_wait(self.p.scheduler.queue_wait, self.rng))
+        first = self._first_wait.get(pool)
+        self._first_wait[pool] = wait if first is None else min(first, wait)
+        self.queue_wait_s = max(self.queue_wait_s, self._first_wait[pool])
+        return wait
 
     def declare(self, tier: StorageSpec | None) -> None:
         if tier is not None:
@@ -292,8 +309,13 @@ class _Builder:
         if pl.policy == "static":
             slot = count % self.pools[pool].nodes
         threads = effective_threads(self.p, nt, st.usable_threads)
-        self.tasks.append(Task(tid, st.name, self.phases(st, pl, factor), deps, pool, threads,
-                               float(st.peak_memory_bytes), slot))
+        phases = self.phases(st, pl, factor)
+        queue_s = self.job_wait(pool, pl)
+        dispatch = self.p.scheduler.dispatch_overhead_s
+        if self.pools[pool].per_job and dispatch > 0:
+            phases = (Phase("dispatch", overhead_s=dispatch),) + phases
+        self.tasks.append(Task(tid, st.name, phases, deps, pool, threads, float(st.peak_memory_bytes), slot,
+                               queue_s))
         self.labels[tid] = label
         out = role_tiers(self.sc, pl)["output"]
         written = sum(io.write_bytes for io in st.role_io() if io.role == "output") * factor
