@@ -246,6 +246,7 @@ class StorageTier(CatalogueModel):
         "capacity",
         "degrade_after_streams",
         "degrade_exponent",
+        "performance_cv",
         "price_per_gb_month",
         "price_per_iops_month",
         "provisioned_iops",
@@ -267,6 +268,7 @@ class StorageTier(CatalogueModel):
     capacity = QuantityField(dimension="bytes")
     degrade_after_streams = QuantityField("degrades beyond (streams)", dimension="scalar", strictly_positive=True)
     degrade_exponent = QuantityField("degradation exponent", dimension="scalar")
+    performance_cv = QuantityField("performance variation per task (coefficient of variation)", dimension="scalar")
     price_per_gb_month = QuantityField("price per GB-month", dimension="money_per_gb_month")
     price_per_iops_month = QuantityField("price per provisioned IOPS-month", dimension="money_per_iops_month")
     provisioned_iops = QuantityField("provisioned IOPS", dimension="rate")

@@ -23,7 +23,7 @@ class RunForm(forms.Form):
     workload = forms.ModelChoiceField(queryset=Workload.objects.all(), to_field_name="slug", empty_label=None)
     platform = forms.ModelChoiceField(queryset=Platform.objects.none(), to_field_name="slug", empty_label=None)
     replications = forms.IntegerField(min_value=LIMITS.min_replications, max_value=LIMITS.max_replications, initial=1,
-                                      help_text="Monte Carlo replications (queue waits, WAN variability, spot interruptions when on)")
+                                      help_text="Monte Carlo replications (queue waits, WAN and storage variability, spot interruptions when on)")
     seed = forms.IntegerField(min_value=0, max_value=LIMITS.max_seed, initial=0)
     options = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 4}),

@@ -23,7 +23,7 @@ from .simulate import simulate
 from .specs import PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 
 __all__ = ["FittedParameter", "FIT_INVERT_CPU", "fit_invert_cpu", "work_unit_scenario", "work_unit_time",
-           "with_parameters"]
+           "with_parameters", "work_unit_spread", "fit_storage_cv"]
 
 #: the ``fit`` mark of the observations the INVERT CPU split is fitted to
 FIT_INVERT_CPU = "invert_cpu"
@@ -77,7 +77,7 @@ def work_unit_time(platform: PlatformSpec, workload: WorkloadSpec, stage: str, *
     else:
         kwargs = {"days": [float(w.param("day_size_mean"))] * int(w.param("invert_reference_days"))}
     r = simulate(work_unit_scenario(platform, workload, stage), seed=seed, stages=(stage,), subbands=1,
-                 record_utilisation=False, **kwargs)
+                 vary_storage=False, record_utilisation=False, **kwargs)
     t = r.tasks[0]
     return t.end_s - t.start_s, t.bound_by
 
@@ -132,3 +132,44 @@ def fit_invert_cpu(platforms: dict[str, PlatformSpec], workload: WorkloadSpec,
     sources = "; ".join(f"{o.key} = {o.value:g} s ({o.where})" for o in marked)
     return [FittedParameter("invert_cpu_serial", x[0], "s", method, sources, keys),
             FittedParameter("invert_cpu_parallel", x[1], "s", method, sources, keys)]
+
+
+def work_unit_spread(platform: PlatformSpec, workload: WorkloadSpec, stage: str, cv: float, tier: str, *,
+                     replications: int = 200, seed: int = 1) -> tuple[float, float]:
+    """Mean and standard deviation of the single work-unit's time over ``replications`` replications with the
+    storage tier ``tier``'s ``performance_cv`` set to ``cv`` (the same seeds every call)."""
+    import statistics
+
+    from .simulate import replication_seed
+
+    tiers = tuple(replace(t, performance_cv=cv) if t.name == tier else t for t in platform.storage)
+    sc = work_unit_scenario(replace(platform, storage=tiers), workload, stage)
+    w = workload
+    days = ([float(w.param("reference_day_size"))] if stage == "split"
+            else [float(w.param("day_size_mean"))] * int(w.param("invert_reference_days")))
+    xs = []
+    for i in range(replications):
+        t = simulate(sc, seed=replication_seed(seed, i), stages=(stage,), subbands=1, record_utilisation=False,
+                     days=days).tasks[0]
+        xs.append(t.end_s - t.start_s)
+    return statistics.fmean(xs), statistics.stdev(xs)
+
+
+def fit_storage_cv(platform: PlatformSpec, workload: WorkloadSpec, observation: Observation, tier: str) -> float:
+    """The tier's ``performance_cv`` at which the single work-unit of ``observation`` (a single SPLIT or INVERT
+    time with its published standard deviation as ``scatter``) scatters as published (bisection)."""
+    stage = {"split_single_time": "split", "invert_single_time": "invert"}.get(observation.quantity)
+    if stage is None or not observation.scatter:
+        raise ValueError(f"observation {observation.key!r}: a single work-unit time with a standard deviation needed")
+    lo, hi = 0.0, 2.0
+    if work_unit_spread(platform, workload, stage, hi, tier)[1] < observation.scatter:
+        raise ValueError(f"{tier}: even a coefficient of variation of 2 does not spread the work-unit as published")
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if work_unit_spread(platform, workload, stage, mid, tier)[1] < observation.scatter:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-4:
+            break
+    return round((lo + hi) / 2, 4)

@@ -146,6 +146,14 @@ def _degradation(d: dict[str, Any]) -> tuple[int | None, float]:
     return after, exponent
 
 
+def _performance_cv(d: dict[str, Any]) -> float:
+    cv = float(fact_value(d.get("facts", {}), "performance_cv", 0.0) or 0.0)
+    if not math.isfinite(cv) or cv < 0 or cv > 2:
+        raise ValueError(f"storage tier {d['name']!r}: performance_cv must be between 0 (no variation) and 2, "
+                         f"not {cv:g}")
+    return cv
+
+
 def _storage(d: dict[str, Any]) -> StorageSpec:
     f = d.get("facts", {})
     after, exponent = _degradation(d)
@@ -163,6 +171,7 @@ def _storage(d: dict[str, Any]) -> StorageSpec:
         capacity_bytes=_float(fact_value(f, "capacity")),
         degrade_after_streams=after,
         degrade_exponent=exponent,
+        performance_cv=_performance_cv(d),
         aud_per_gb_month=_float(fact_value(f, "price_per_gb_month")),
         aud_per_iops_month=_float(fact_value(f, "price_per_iops_month")),
         provisioned_iops=_float(fact_value(f, "provisioned_iops")),

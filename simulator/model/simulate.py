@@ -165,6 +165,44 @@ def _wan_variability(graph: TaskGraph, cv: float | None, rng: random.Random) -> 
     return replace(graph, resources=res)
 
 
+def _tier_of(resource: str, cvs: dict[str, float]) -> str | None:
+    """The storage tier a resource name belongs to (``tier``, ``tier:iops``, either with ``@node``)."""
+    name = resource.split("@", 1)[0]
+    name = name[:-len(":iops")] if name.endswith(":iops") else name
+    return name if name in cvs else None
+
+
+def _vary_flow(flow, factors: dict[str, float], cvs: dict[str, float]):
+    """``flow`` with its amount scaled by the largest factor of the tiers it goes through."""
+    tiers = {tier for r in flow.resources if (tier := _tier_of(r, cvs)) is not None}
+    return replace(flow, amount=flow.amount * max(factors[t] for t in tiers)) if tiers else flow
+
+
+def _storage_variability(graph: TaskGraph, cvs: dict[str, float], rng: random.Random) -> TaskGraph:
+    """Each task's work on a tier with a ``performance_cv`` takes a lognormal factor (mean 1, that coefficient of
+    variation), drawn per task and tier: the rate the task gets from the tier varies as the measured scatter of
+    repeated work-units does (the amounts its flows move through the tier are scaled by the factor)."""
+    cvs = {k: v for k, v in cvs.items() if v}
+    if not cvs:
+        return graph
+    import math
+
+    tasks = list(graph.tasks)
+    for i, t in enumerate(tasks):
+        used = sorted({tier for ph in t.phases for fl in ph.flows for r in fl.resources
+                       if (tier := _tier_of(r, cvs)) is not None})
+        if not used:
+            continue
+        factors = {}
+        for tier in used:
+            sigma = math.sqrt(math.log(1.0 + cvs[tier] ** 2))
+            factors[tier] = math.exp(rng.gauss(-sigma * sigma / 2.0, sigma))
+
+        tasks[i] = replace(t, phases=tuple(replace(ph, flows=tuple(_vary_flow(fl, factors, cvs) for fl in ph.flows))
+                                           if ph.flows else ph for ph in t.phases))
+    return replace(graph, tasks=tuple(tasks))
+
+
 def _with_interruptions(built: BuiltGraph, durations: dict[int, float], scenario: ScenarioSpec,
                         rng: random.Random) -> tuple[BuiltGraph, list[str]]:
     spot_pools = {pi.pool for pi in built.pools if pi.pricing == "spot"}
@@ -206,8 +244,12 @@ def _stage_timings(result) -> tuple[StageTiming, ...]:
 
 
 def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progress = None,
-             demands: ChilesDemands | None = None, record_utilisation: bool = True, **build_kwargs) -> SimulationResult:
-    """One replication of ``scenario`` (``seed`` defaults to ``scenario.seed``)."""
+             demands: ChilesDemands | None = None, record_utilisation: bool = True, vary_storage: bool = True,
+             **build_kwargs) -> SimulationResult:
+    """One replication of ``scenario`` (``seed`` defaults to ``scenario.seed``).
+
+    ``vary_storage=False`` leaves out the per-task storage variability (validation compares published means with
+    the model's expected run, and fits solve against it)."""
     seed = scenario.seed if seed is None else int(seed)
     scenario = replace(scenario, seed=seed)
     check_scenario(scenario)
@@ -217,6 +259,9 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
         progress(0, total_steps)
     built = build(scenario, demands=demands, rng=rng, **build_kwargs)
     graph = _wan_variability(built.graph, scenario.platform.wan.variability, rng)
+    if vary_storage:
+        graph = _storage_variability(graph, {t.name: t.performance_cv for t in scenario.platform.storage},
+                                     random.Random(f"{seed}:storage"))
     built = replace(built, graph=graph)
     if progress:
         progress(1, total_steps)

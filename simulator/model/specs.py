@@ -89,6 +89,8 @@ class StorageSpec:
     capacity_bytes: float | None = None
     degrade_after_streams: int | None = None
     degrade_exponent: float = 0.0
+    #: coefficient of variation of the rate one task gets from the tier (a lognormal factor per task, mean 1)
+    performance_cv: float = 0.0
     aud_per_gb_month: float | None = None
     aud_per_iops_month: float | None = None
     provisioned_iops: float | None = None
