@@ -2,52 +2,80 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from django import forms
 from django.forms.utils import ErrorDict
 
-from apps.core import jsonbounds
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
 from apps.workloads.models import Workload
 from apps.workloads.schemas import TEMPLATES
 from simulator.contract import LIMITS, ContractError, FieldError, RunOptions
+from simulator.errors import join_path
 from simulator.model.specs import POLICIES, PRICING_MODELS
 from simulator.units import UnitError, format_quantity, parse_quantity
 
+#: the run options a user sets by choosing (a blank choice keeps the simulator's default for the platform)
+TRI_STATE = [("", "simulator default"), ("yes", "yes"), ("no", "no")]
+#: RunOptions field -> the form field that sets it
+RUN_OPTION_FIELDS = {"include_copy": "include_copy", "spot_interruptions": "spot_interruptions",
+                     "single_allocation": "single_allocation", "retention_after_run_s": "retention_after_run"}
+
 
 class RunForm(forms.Form):
+    """One workload on one platform.  Its options are labelled fields that translate to the scenario contract's
+    ``RunOptions`` (which holds the rules); per-stage placements are set in the scenario builder's table."""
+
     workload = forms.ModelChoiceField(queryset=Workload.objects.all(), to_field_name="slug", empty_label=None)
     platform = forms.ModelChoiceField(queryset=Platform.objects.none(), to_field_name="slug", empty_label=None)
     replications = forms.IntegerField(min_value=LIMITS.min_replications, max_value=LIMITS.max_replications, initial=1,
                                       help_text="Monte Carlo replications (queue waits, WAN and storage variability, spot interruptions when on)")
     seed = forms.IntegerField(min_value=0, max_value=LIMITS.max_seed, initial=0)
-    options = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 4}),
-        help_text='Optional scenario options as JSON, e.g. {"include_copy": false} or placements per stage',
-    )
+    include_copy = forms.ChoiceField(choices=TRI_STATE, required=False, label="Include the copy-in stage",
+                                     help_text="copying the input data onto the platform before the first stage")
+    spot_interruptions = forms.ChoiceField(choices=TRI_STATE, required=False, label="Spot instances can be reclaimed",
+                                           help_text="cloud stages priced as spot")
+    single_allocation = forms.ChoiceField(choices=TRI_STATE, required=False, label="One batch allocation for all stages",
+                                          help_text="batch platforms: one queue wait for the whole run")
+    retention_after_run = forms.CharField(
+        required=False, max_length=60, label="Keep the data after the run",
+        widget=forms.TextInput(attrs={"placeholder": "e.g. 30 day"}),
+        help_text="billed as storage; blank: not kept. Units such as 12 h or 30 day")
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["platform"].queryset = visible_platforms(user)
 
-    def clean_options(self):
-        text = (self.cleaned_data.get("options") or "").strip()
+    def clean_retention_after_run(self):
+        text = (self.cleaned_data.get("retention_after_run") or "").strip()
         if not text:
-            return {}
+            return None
         try:
-            value = jsonbounds.loads(text)
-        except jsonbounds.TooDeep as exc:
+            return parse_quantity(text, "time")
+        except UnitError as exc:
             raise forms.ValidationError(str(exc)) from None
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+
+    def clean(self):
+        data = super().clean()
+        options = {}
+        for option, name in RUN_OPTION_FIELDS.items():
+            value = data.get(name)
+            if value in ("yes", "no"):
+                options[option] = value == "yes"
+            elif value not in (None, ""):
+                options[option] = value
         try:
-            return RunOptions.from_json(value).to_data()
+            data["options"] = RunOptions.from_json(options).to_data()
         except ContractError as exc:
-            raise forms.ValidationError([str(e.under("options")) for e in _each(exc)]) from None
+            for error in exc.errors:
+                name = RUN_OPTION_FIELDS.get(error.path.split(".")[0].split("[")[0])
+                if name in self.fields and name not in self.errors:
+                    self.add_error(name, f"{join_path('options', error.path)}: {error.message}")
+                elif name is None:
+                    self.add_error(None, str(ContractError([error]).under("options")))
+        return data
 
 
 # --- the scenario builder --------------------------------------------------------------------------
@@ -331,10 +359,6 @@ def _placement_field(form: PlatformOptionsForm, rest: str) -> str:
             field = "queue_wait_h" if match["field"] == "queue_wait_s" else match["field"]
             return f"{placements[index]['stage']}-{field}"
     return ""
-
-
-def _each(exc: ContractError) -> list[ContractError]:
-    return [ContractError(e) for e in exc.errors]
 
 
 class WhatIfForm(forms.Form):

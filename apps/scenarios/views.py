@@ -33,7 +33,7 @@ def run_list(request):
         except InvalidScenario as exc:  # each refusal next to the field its path starts with
             for error in exc.errors:
                 head = error.path.split(".")[0].split("[")[0]
-                form.add_error(head if head in form.fields else "options", error.message if head in form.fields
+                form.add_error(head if head in form.fields else None, error.message if head in form.fields
                                else str(error))
         else:
             dispatch_run(run)

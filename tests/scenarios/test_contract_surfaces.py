@@ -65,16 +65,16 @@ def test_the_same_queue_wait_on_every_stage_of_the_allocation_is_kept(catalogue,
 
 
 def test_a_run_option_is_refused_with_the_same_path_by_the_form_and_the_api(catalogue, user, api):
-    options = '{"placements": [{"stage": "invert", "nodes": 0}]}'
     form = RunForm({"workload": "chiles-epoch1", "platform": "magnus", "replications": "1", "seed": "0",
-                    "options": options}, user=user)
+                    "retention_after_run": "-1 h"}, user=user)
     assert not form.is_valid()
-    assert form.errors["options"] == ["options.placements[0].nodes: Input should be greater than or equal to 1"]
+    assert form.errors["retention_after_run"] == [
+        "options.retention_after_run_s: Input should be greater than or equal to 0"]
 
     response = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus",
-                                          "options": {"placements": [{"stage": "invert", "nodes": 0}]}}, format="json")
+                                          "options": {"retention_after_run_s": -3600}}, format="json")
     assert response.status_code == 400
-    assert response.json() == {"options.placements[0].nodes": ["Input should be greater than or equal to 1"]}
+    assert response.json() == {"options.retention_after_run_s": ["Input should be greater than or equal to 0"]}
     assert not SimulationRun.objects.exists()
 
 

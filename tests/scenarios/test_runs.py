@@ -85,15 +85,29 @@ def test_validate_model_prints_published_against_simulated(catalogue, capsys):
 
 def test_the_run_form_shows_field_errors_instead_of_failing(logged_in, catalogue):
     response = logged_in.post("/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "replications": "0",
-                                         "seed": "0", "options": "{not json"})
+                                         "seed": "0", "retention_after_run": "forever"})
     assert response.status_code == 200
     body = response.content.decode()
     assert "Replications: Ensure this value is greater than or equal to 1." in body
-    assert "Options: not valid JSON" in body
+    assert "Keep the data after the run: &#x27;forever&#x27; is not a number followed by a unit, e.g. 30 s" in body
     response = logged_in.post("/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "replications": "1",
-                                         "seed": "0", "options": '{"placements": [{"stage": "invert", "nodes": -2}]}'})
-    assert "options.placements[0].nodes: Input should be greater than or equal to 1" in response.content.decode()
+                                         "seed": "0", "retention_after_run": "-2 h"})
+    assert "options.retention_after_run_s: Input should be greater than or equal to 0" in response.content.decode()
     assert not SimulationRun.objects.exists()
+
+
+def test_the_run_form_s_labelled_options_become_the_contract_s_run_options(logged_in, catalogue, user):
+    from apps.scenarios.forms import RunForm
+
+    form = RunForm({"workload": "chiles-epoch1", "platform": "magnus", "replications": "1", "seed": "0",
+                    "include_copy": "no", "spot_interruptions": "", "single_allocation": "yes",
+                    "retention_after_run": "2 day"}, user=user)
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["options"] == {"include_copy": False, "single_allocation": True,
+                                            "retention_after_run_s": 2 * 86400.0}
+    html = logged_in.get("/runs/").content.decode()
+    assert "<textarea" not in html and "JSON" not in html
+    assert '<label for="id_retention_after_run">Keep the data after the run</label>' in html
 
 
 def test_run_pages_404_for_unknown_runs_and_validation_for_unknown_workloads(logged_in, catalogue):
