@@ -432,6 +432,10 @@ def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: Workloa
             errors.append(FieldError(f"{at}.placements[{i}].slots_per_node",
                                      "an elastic pool runs one task per instance; use a static or dynamic policy to "
                                      "run several per node"))
+        elif pl.slots_per_node is not None and pl.slots_per_node > 1 and workload.template == "chiles":
+            errors.append(FieldError(f"{at}.placements[{i}].slots_per_node",
+                                     "the CHILES model runs one work-unit per node, as the case study did; "
+                                     "leave slots_per_node out"))
         if pl.submission == "job_per_task" and (pl.policy == "elastic" or workload.template == "chiles"):
             why = ("elastic instances are launched one per task, not submitted as batch jobs"
                    if pl.policy == "elastic" else "the CHILES model runs the case study's allocations")

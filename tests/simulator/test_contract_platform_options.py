@@ -98,3 +98,11 @@ def test_a_background_load_on_an_unknown_tier_or_one_with_no_aggregate_is_refuse
         _spec(platforms, "aws-sydney",
               {"background_load": {"Instance store (ephemeral SSD)": {"share": 0.2, "source": "x"}}})
     assert _paths(refused) == ["options.background_load.Instance store (ephemeral SSD).share"]
+
+
+def test_several_slots_for_chiles_are_refused(platforms):
+    chiles = load_catalogue(CATALOGUE)[1]["chiles-epoch1"]
+    with pytest.raises(ContractError, match="one work-unit per node") as refused:
+        scenario_spec(RunOptions.from_json({"placements": [{"stage": "invert", "slots_per_node": 4}]}),
+                      platforms["magnus"], chiles)
+    assert _paths(refused) == ["options.placements[0].slots_per_node"]
