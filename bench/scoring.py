@@ -27,6 +27,7 @@ from apps.platforms.models import Platform  # noqa: E402
 from apps.scenarios.adapters import platform_spec, workload_spec  # noqa: E402
 from apps.scoring import adapters, services  # noqa: E402
 from apps.scoring.forms import DEMO_SPACE  # noqa: E402
+from apps.scoring.logic.criteria import score_platforms  # noqa: E402
 from apps.scoring.logic.search import enumerate_space, evaluate, pareto_front  # noqa: E402
 from apps.workloads.models import Workload  # noqa: E402
 
@@ -44,7 +45,7 @@ def main() -> None:
     t_sim = time.perf_counter() - t0
     specs = adapters.criterion_specs(services.Criterion.objects.filter(enabled=True))
     inputs = {p.slug: adapters.platform_inputs(p, runs[p.slug]) for p in platforms}
-    ranks = {s: [x.score for x in services.score_platform(i, specs)] for s, i in inputs.items()}
+    ranks = {s: [x.score for x in sc] for s, sc in score_platforms(inputs, specs).items()}
     weights = [c.weight for c in specs]
 
     t0 = time.perf_counter()

@@ -136,11 +136,16 @@ def _recommendation(report: dict, ranking: list[dict], answer: dict) -> dict[str
     and its caveats."""
     first = ranking[0]
     rob = report["robustness"]
-    tied = [r for r in ranking[1:] if abs(r["score"] - first["score"]) < 1e-12]
+    tied = [r for r in ranking[1:] if r["score"] is not None and first["score"] is not None
+            and abs(r["score"] - first["score"]) < 1e-12]
     runner = ranking[1] if len(ranking) > 1 else None
     method = RANKING_METHOD.replace("_", " ")
-    parts = [f"{first['name']} ranks first by {method} ({first['score']:.3f}"]
-    parts[0] += f" against {runner['score']:.3f} for {runner['name']})." if runner else ")."
+
+    def fmt(x):  # a platform whose every criterion is unknown has no aggregate
+        return "unknown" if x is None else f"{x:.3f}"
+
+    parts = [f"{first['name']} ranks first by {method} ({fmt(first['score'])}"]
+    parts[0] += f" against {fmt(runner['score'])} for {runner['name']})." if runner else ")."
     if tied:
         parts.append(f"It is tied with {', '.join(r['name'] for r in tied)}.")
     if first["p_first"] is not None:

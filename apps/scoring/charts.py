@@ -10,7 +10,8 @@ SECONDS_PER_HOUR = 3600.0
 
 
 def radar_figure(report: dict) -> str:
-    """One closed trace per platform over the criteria's 0-5 ranks (the paper's Figure 12)."""
+    """One closed trace per platform over the criteria's 0-5 ranks (the paper's Figure 12); an unknown rank is a
+    gap in the trace (never drawn as 0), its hover text says why."""
     # two lines for a long label, so the radar keeps its labels inside a narrow screen
     labels = [c["label"].replace(" ", "<br>", 1) if len(c["label"]) > 15 else c["label"] for c in report["criteria"]]
     fig = go.Figure()

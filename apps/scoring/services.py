@@ -29,7 +29,7 @@ from apps.scoring import adapters
 from apps.scoring.logic import aggregate as agg
 from apps.scoring.logic import robustness as rob
 from apps.scoring.logic.compare import compare_products, compare_ranks
-from apps.scoring.logic.criteria import score_platform
+from apps.scoring.logic.criteria import range_notes, score_platforms
 from apps.scoring.logic.search import (
     SpaceError,
     cheapest_within,
@@ -52,7 +52,7 @@ DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
 CHUNK_SIZE = 8
 REPLICATIONS = 11
 #: bumped when the cached scoring section (its figures) changes shape, so it is computed again
-SECTION_VERSION = 5
+SECTION_VERSION = 6
 
 
 class InvalidSearch(ValueError):
@@ -183,7 +183,7 @@ def report_from_runs(workload, platforms, runs: dict, specs, *, method="weighted
                      replications=REPLICATIONS, horizon: dict | None = None) -> dict:
     """Score platforms whose epochs are already simulated (``runs``: slug -> RunSummary)."""
     inputs = {p.slug: adapters.platform_inputs(p, runs[p.slug]) for p in platforms}
-    scores = {slug: score_platform(inp, specs) for slug, inp in inputs.items()}
+    scores = score_platforms(inputs, specs)
     ranks = {slug: [s.score for s in sc] for slug, sc in scores.items()}
     weights = [c.weight for c in specs]
     report = {
@@ -191,6 +191,7 @@ def report_from_runs(workload, platforms, runs: dict, specs, *, method="weighted
         "criteria": [asdict(c) for c in specs],
         "platforms": [{"slug": p.slug, "name": p.name, "kind": p.kind, "run": asdict(runs[p.slug]),
                        "scores": [asdict(s) for s in scores[p.slug]]} for p in platforms],
+        "notes": range_notes(scores, specs),
     }
     try:
         aggregates = agg.aggregate(ranks, weights)

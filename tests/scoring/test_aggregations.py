@@ -62,3 +62,34 @@ def test_it_refuses_weights_that_do_not_fit():
 
 def test_it_orders_best_first_with_ties_by_name():
     assert order({"b": 0.5, "a": 0.5, "c": 0.9}) == ["c", "a", "b"]
+
+
+# ---- an unknown rank (None) is left out, never counted as 0
+
+UNKNOWN = {"A": [4, None], "B": [2, 4]}
+
+
+def test_it_leaves_an_unknown_rank_out_of_the_weighted_sum():
+    got = weighted_sum(UNKNOWN, WEIGHTS)
+    assert got["A"] == pytest.approx(4 / 5)  # A's only known rank, its weight renormalised to 1
+    assert got["B"] == pytest.approx(0.5)
+
+
+def test_it_leaves_an_unknown_rank_out_of_the_product_and_weighted_product():
+    assert product_normalised(UNKNOWN)["A"] == pytest.approx(4 / 5)
+    assert weighted_product(UNKNOWN, WEIGHTS)["A"] == pytest.approx(4 / 5)
+
+
+def test_it_leaves_an_unknown_rank_out_of_topsis():
+    # criterion 2 is known for B alone, so it is both ideal and anti-ideal there and separates nobody; on
+    # criterion 1 A is the ideal and B the anti-ideal.  Counted as 0, A's unknown would have made B's 4 the ideal.
+    got = topsis(UNKNOWN, WEIGHTS)
+    assert got["A"] == pytest.approx(1.0)
+    assert got["B"] == pytest.approx(0.0)
+    assert topsis({"A": [4, 0], "B": [2, 4]}, WEIGHTS)["B"] > 0
+
+
+def test_it_orders_a_platform_with_no_known_rank_last():
+    values = weighted_sum({"A": [None, None], "B": [1, 1]}, WEIGHTS)
+    assert values["A"] is None
+    assert order(values) == ["B", "A"]

@@ -61,3 +61,12 @@ def test_it_computes_kendall_tau_b():
 def test_it_measures_agreement_between_methods():
     rows = method_agreement({"m1": {"A": 1, "B": 2, "C": 3}, "m2": {"A": 3, "B": 2, "C": 1}})
     assert rows == [{"a": "m1", "b": "m2", "tau": pytest.approx(-1.0)}]
+
+
+def test_it_counts_first_places_over_known_ranks_only():
+    from apps.scoring.logic.robustness import first_place_probability, winners
+
+    # A is unknown on the criterion B is poor on: A's 4 beats B's (4 + 1)/2 under any weights
+    scores = {"A": [4, None], "B": [4, 1]}
+    assert winners(scores, [1.0, 1.0]) == ["A"]
+    assert first_place_probability(scores, samples=200, seed=1) == {"A": 1.0, "B": 0.0}

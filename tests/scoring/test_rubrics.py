@@ -70,12 +70,13 @@ def test_it_explains_a_high_variance_link():
     assert s.explanation == "3 — 1 Gb/s link with high variance (CV 0.30): at least 1 Gb/s"
 
 
-def test_it_scores_zero_and_says_why_when_a_metric_is_missing():
+def test_it_calls_a_missing_metric_unknown_and_says_why():
     p = PlatformInputs("x", "X", "hpc_centre", {}, run=RunSummary(error="could not simulate: no WAN"))
     scores = score_platform(p, list(DEFAULT_CRITERIA[:2]))
-    assert [s.score for s in scores] == [0, 0]
+    assert [s.score for s in scores] == [None, None]
     assert all(s.missing for s in scores)
-    assert scores[0].explanation == "0 — no value: could not simulate: no WAN"
+    assert scores[0].explanation == "unknown — could not simulate: no WAN; left out of the aggregate"
+    assert scores[1].explanation.startswith("unknown — the catalogue has no capex")
 
 
 def test_it_charges_owned_cluster_staff_and_power_for_the_run_time():

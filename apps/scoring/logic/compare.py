@@ -38,7 +38,9 @@ def compare_ranks(computed: dict[str, list[Score]], published: dict[str, dict]) 
             pub = ranks[s.criterion]
             agree = pub == s.score
             reason = ""
-            if not agree:
+            if s.score is None:
+                reason = f"unknown here ({s.text}), so not compared; the paper ranks {pub}"
+            elif not agree:
                 reason = KNOWN_CAUSES.get((slug, s.criterion)) or (
                     f"our metric ({s.text}) falls in the band for {s.score}; the paper ranks {pub}")
             rows.append({"platform": slug, "criterion": s.criterion, "computed": s.score, "published": pub,
@@ -57,7 +59,9 @@ def compare_products(computed: dict[str, list[Score]], published: dict[str, dict
         n_ranks = len(keys)
         from_paper = math.prod(ranks.values()) / 5 ** n_ranks
         ours = computed.get(slug)
-        from_ours = math.prod(s.score for s in ours) / 5 ** len(ours) if ours else None
+        # with an unknown rank our product is not comparable with the table's (it is over fewer criteria)
+        from_ours = (math.prod(s.score for s in ours) / 5 ** len(ours)
+                     if ours and all(s.score is not None for s in ours) else None)
         arithmetic_ok = abs(from_paper - pub) <= PRODUCT_TOLERANCE
         reason = ""
         if not arithmetic_ok:

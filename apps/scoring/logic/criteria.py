@@ -7,12 +7,18 @@ A criterion names a metric (a key of :data:`METRICS`), a direction and a rubric.
   the best band it reaches; a value in no band scores ``else_score`` (default 0, label ``else_label``).
 * ``{"kind": "categories", "scores": {"root": 5, "limited": 3}, "labels": {...}}`` for text metrics.
 
-Thresholds are in the metric's display unit (hours, AUD, Gb/s, MB/s, IOPS) so people can edit them.
+Thresholds are in the metric's display unit (hours, AUD, Gb/s, MB/s, IOPS) so people can edit them, unless the
+rubric says ``"scale": "best"``: then each ``at`` is a multiple of the best value among the platforms compared
+(lower is better: value / lowest; higher is better: highest / value), so the same rubric fits a pipeline of hours
+and one of weeks (``{"at": 1.25, "score": 5}`` = within 25% of the best).
 Every score carries its explanation, e.g. ``"3 — 1 Gb/s link with high variance (CV 0.30): at least 1 Gb/s"``.
+A metric with no value (a fact the catalogue lacks, a run that could not be simulated) scores ``None``: shown
+"unknown" and left out of the aggregates (:mod:`.aggregate`), never scored 0.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +29,8 @@ from .inputs import PlatformInputs
 
 __all__ = [
     "MetricValue", "Metric", "METRICS", "CriterionSpec", "Score", "DEFAULT_CRITERIA", "SCALE_LABELS",
-    "SECONDS_PER_YEAR", "RubricError", "validate_rubric", "apply_rubric", "score_platform", "default_criteria",
+    "SECONDS_PER_YEAR", "RubricError", "validate_rubric", "apply_rubric", "score_platform", "score_platforms",
+    "default_criteria", "SCALES", "range_notes",
 ]
 
 SECONDS_PER_HOUR = 3600.0
@@ -32,6 +39,8 @@ SECONDS_PER_YEAR = 365.0 * 24.0 * SECONDS_PER_HOUR
 SCALE_LABELS = {0: "unacceptable", 1: "poor", 2: "passable", 3: "acceptable", 4: "good", 5: "excellent"}
 #: WAN throughput coefficient of variation from which a link is called "high variance"
 HIGH_VARIANCE_CV = 0.25
+#: how a thresholds rubric reads its ``at`` values: in the metric's display unit, or as multiples of the best
+SCALES = ("absolute", "best")
 
 
 class RubricError(ValueError):
@@ -70,7 +79,7 @@ class Score:
     criterion: str
     value: float | str | None
     text: str
-    score: int
+    score: int | None  # None: unknown, left out of the aggregates
     explanation: str
     missing: bool = False
 
@@ -273,6 +282,14 @@ def validate_rubric(rubric: Any, metric: str, direction: str) -> None:
             s = b.get("score")
             if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 5:
                 raise RubricError(f"rubric.bands[{i}].score: an integer from 0 to 5")
+        scale = rubric.get("scale", "absolute")
+        if scale not in SCALES:
+            raise RubricError(f"rubric.scale: one of {', '.join(SCALES)}")
+        if scale == "best":
+            for i, b in enumerate(bands):
+                if float(b["at"]) < 1:
+                    raise RubricError(f"rubric.bands[{i}].at: with scale 'best' a multiple of the best value, at "
+                                      f"least 1 (1.5 = within 50% of the best)")
         es = rubric.get("else_score", 0)
         if isinstance(es, bool) or not isinstance(es, int) or not 0 <= es <= 5:
             raise RubricError("rubric.else_score: an integer from 0 to 5")
@@ -306,15 +323,73 @@ def apply_rubric(value: float | str, rubric: dict[str, Any], direction: str) -> 
     return best
 
 
-def score_platform(p: PlatformInputs, criteria: list[CriterionSpec]) -> list[Score]:
-    """One :class:`Score` per criterion; a metric with no value scores 0 and says why."""
-    out = []
-    for c in criteria:
-        mv = METRICS[c.metric].compute(p)
-        if mv.value is None:
-            out.append(Score(c.key, None, mv.text, 0, f"0 — no value: {mv.missing or mv.text}", True))
-            continue
-        s, label = apply_rubric(mv.value, c.rubric, c.direction)
-        expl = f"{s} — {mv.text}" + (f": {label}" if label else "")
-        out.append(Score(c.key, mv.value, mv.text, s, expl))
+def _ratio_to_best(value: float, best: float, direction: str) -> float:
+    """How many times worse than the best ``value`` is (1 = the best); infinite when the best is 0 and it is not."""
+    if direction == "lower":
+        if value == best:
+            return 1.0
+        return math.inf if best <= 0 else value / best
+    if value == best:
+        return 1.0
+    return math.inf if value <= 0 else best / value
+
+
+def _best(values: list[float], direction: str) -> float | None:
+    return (min(values) if direction == "lower" else max(values)) if values else None
+
+
+def _score_one(c: CriterionSpec, mv: MetricValue, best: float | None) -> Score:
+    if mv.value is None:
+        why = mv.missing or mv.text
+        return Score(c.key, None, mv.text, None, f"unknown — {why}; left out of the aggregate", True)
+    if c.rubric.get("kind") == "thresholds" and c.rubric.get("scale") == "best" and best is not None:
+        ratio = _ratio_to_best(float(mv.value), best, c.direction)
+        s, label = apply_rubric(ratio, c.rubric, "lower")
+        unit = METRICS[c.metric].unit
+        where = "the best" if ratio == 1.0 else (
+            f"{ratio:.2g}× the best ({best:,.3g}{' ' + unit if unit else ''})" if math.isfinite(ratio)
+            else f"against a best of {best:g}{' ' + unit if unit else ''}")
+        expl = f"{s} — {mv.text}, {where}" + (f": {label}" if label else "")
+        return Score(c.key, mv.value, mv.text, s, expl)
+    s, label = apply_rubric(mv.value, c.rubric, c.direction)
+    expl = f"{s} — {mv.text}" + (f": {label}" if label else "")
+    return Score(c.key, mv.value, mv.text, s, expl)
+
+
+def score_platforms(platforms: dict[str, PlatformInputs], criteria: list[CriterionSpec]) -> dict[str, list[Score]]:
+    """One :class:`Score` per criterion for each platform compared; a rubric with ``scale: best`` is read against
+    the best value among them.  A metric with no value is unknown (score ``None``) and says why."""
+    values = {slug: [METRICS[c.metric].compute(p) for c in criteria] for slug, p in platforms.items()}
+    out: dict[str, list[Score]] = {slug: [] for slug in platforms}
+    for j, c in enumerate(criteria):
+        known = [float(v[j].value) for v in values.values()
+                 if isinstance(v[j].value, (int, float)) and not isinstance(v[j].value, bool)]
+        best = _best(known, c.direction)
+        for slug in platforms:
+            out[slug].append(_score_one(c, values[slug][j], best))
     return out
+
+
+def score_platform(p: PlatformInputs, criteria: list[CriterionSpec]) -> list[Score]:
+    """The scores of one platform alone (a rubric with ``scale: best`` then compares it with itself)."""
+    return score_platforms({p.slug: p}, criteria)[p.slug]
+
+
+def range_notes(scores: dict[str, list[Score]], criteria: list[CriterionSpec], *, spread: float = 2.0) -> list[str]:
+    """Where an absolute rubric cannot tell the platforms apart in this comparison's range: every platform lands in
+    the same band although their values differ ``spread``-fold or more (a rubric drawn for weeks, a run of hours)."""
+    notes = []
+    for j, c in enumerate(criteria):
+        if c.rubric.get("kind") != "thresholds" or c.rubric.get("scale", "absolute") != "absolute":
+            continue
+        known = [(s[j].value, s[j].score) for s in scores.values() if s[j].score is not None]
+        nums = [float(v) for v, _ in known if isinstance(v, (int, float))]
+        if len(known) < 2 or len({sc for _, sc in known}) != 1 or not nums or min(nums) <= 0:
+            continue
+        if max(nums) / min(nums) >= spread:
+            unit = METRICS[c.metric].unit
+            notes.append(f"{c.label}: every platform scores {known[0][1]} although the values differ "
+                         f"{max(nums) / min(nums):.1f}-fold ({min(nums):,.3g} to {max(nums):,.3g}"
+                         f"{' ' + unit if unit else ''}); the rubric's bands are set for another range — "
+                         f"score it relative to the best (scale 'best') to tell them apart")
+    return notes

@@ -36,17 +36,23 @@ class Flip:
 
 
 def winners(scores: dict[str, list[int]], weights: list[float], method: str = "weighted_sum") -> list[str]:
-    """The platform(s) with the highest aggregate (several on a tie)."""
-    values = METHODS[method](scores, weights)
+    """The platform(s) with the highest aggregate (several on a tie; a platform with no aggregate never wins)."""
+    values = {p: v for p, v in METHODS[method](scores, weights).items() if v is not None}
+    if not values:
+        return []
     top = max(values.values())
     return sorted(p for p, v in values.items() if math.isclose(v, top, rel_tol=1e-12, abs_tol=1e-12))
 
 
-def tiers(values: dict[str, float]) -> list[list[str]]:
-    """Platforms best first, equal values (to rounding) sharing a tier: ``[["a", "b"], ["c"]]`` reads a = b > c."""
+def tiers(values: dict[str, float | None]) -> list[list[str]]:
+    """Platforms best first, equal values (to rounding) sharing a tier: ``[["a", "b"], ["c"]]`` reads a = b > c.
+    Platforms with no aggregate share the last tier."""
     out: list[list[str]] = []
-    for p in sorted(values, key=lambda p: (-values[p], p)):
-        if out and math.isclose(values[p], values[out[-1][0]], rel_tol=1e-9, abs_tol=1e-12):
+    for p in sorted(values, key=lambda p: (values[p] is None, -(values[p] or 0.0), p)):
+        prev = values[out[-1][0]] if out else None
+        same = (values[p] is None and prev is None) if values[p] is None or prev is None else math.isclose(
+            values[p], prev, rel_tol=1e-9, abs_tol=1e-12)
+        if out and same:
             out[-1].append(p)
         else:
             out.append([p])
@@ -163,7 +169,12 @@ def first_place_probability(scores, weights=None, method="weighted_sum", samples
     rng = np.random.default_rng(seed)
     draws = rng.dirichlet(alpha, size=samples)
     if method == "weighted_sum":  # linear in the weights: every draw at once (the results page's sliders wait on it)
-        values = draws / draws.sum(axis=1, keepdims=True) @ np.array([scores[p] for p in names], dtype=float).T
+        # an unknown rank is left out: the platform's value is its weighted mean over its known ranks
+        known = np.array([[r is not None for r in scores[p]] for p in names], dtype=float)
+        ranks = np.array([[0.0 if r is None else float(r) for r in scores[p]] for p in names])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = (draws @ (known * ranks).T) / (draws @ known.T)
+        values = np.where(np.isfinite(values), values, -np.inf)
         top = values.max(axis=1, keepdims=True)
         first = np.isclose(values, top, rtol=1e-12, atol=1e-12)
         shares = (first / first.sum(axis=1, keepdims=True)).sum(axis=0)
@@ -204,6 +215,7 @@ def method_agreement(aggregates: dict[str, dict[str, float]]) -> list[dict]:
     rows = []
     for i, a in enumerate(methods):
         for b in methods[i + 1:]:
-            tau = kendall_tau_b([aggregates[a][p] for p in names], [aggregates[b][p] for p in names])
+            both = [p for p in names if aggregates[a][p] is not None and aggregates[b][p] is not None]
+            tau = kendall_tau_b([aggregates[a][p] for p in both], [aggregates[b][p] for p in both])
             rows.append({"a": a, "b": b, "tau": tau})
     return rows
