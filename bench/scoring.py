@@ -43,7 +43,7 @@ def main() -> None:
     t0 = time.perf_counter()
     runs = adapters.simulate_epochs(platforms, workload, replications=args.replications)
     t_sim = time.perf_counter() - t0
-    specs = adapters.criterion_specs(services.Criterion.objects.filter(enabled=True))
+    specs = adapters.criterion_specs(services.criteria_of().filter(enabled=True))
     inputs = {p.slug: adapters.platform_inputs(p, runs[p.slug]) for p in platforms}
     ranks = {s: [x.score for x in sc] for s, sc in score_platforms(inputs, specs).items()}
     weights = [c.weight for c in specs]

@@ -63,6 +63,14 @@ class CriterionForm(forms.ModelForm):
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(f"not valid JSON: {exc}") from None
 
+    def clean_key(self):
+        """One key once per set (the reference set, or one workspace's); the view sets the instance's workspace."""
+        key = self.cleaned_data["key"]
+        clash = Criterion.objects.filter(workspace=self.instance.workspace, key=key).exclude(pk=self.instance.pk)
+        if clash.exists():
+            raise forms.ValidationError(f"a criterion {key!r} already exists in this set")
+        return key
+
 
 class SearchForm(_PlatformsOfUser, forms.Form):
     workload = forms.ModelChoiceField(queryset=Workload.objects.all(), to_field_name="slug", empty_label=None)

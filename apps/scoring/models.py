@@ -21,13 +21,19 @@ __all__ = ["Criterion", "ConfigurationSearch", "SearchChunk", "ScoreReport", "St
 
 
 class Criterion(models.Model):
-    """One consideration of the radar: a metric, a direction, a 0-5 rubric and a weight."""
+    """One consideration of the radar: a metric, a direction, a 0-5 rubric and a weight.
+
+    A criterion with no workspace belongs to the reference set (the paper's eight unless a catalogue maintainer
+    changed them), which scores every workspace that has no criteria of its own; a workspace that copies the
+    reference set owns its copy (its editors change it, its viewers read it)."""
 
     class Direction(models.TextChoices):
         HIGHER = "higher", "higher is better"
         LOWER = "lower", "lower is better"
 
-    key = models.SlugField(unique=True, max_length=60)
+    workspace = models.ForeignKey("accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="criteria", help_text="none: the reference set, the default")
+    key = models.SlugField(max_length=60)
     label = models.CharField(max_length=120)
     metric = models.CharField(max_length=40, choices=[(k, m.label) for k, m in METRICS.items()])
     direction = models.CharField(max_length=10, choices=Direction.choices)
@@ -38,6 +44,11 @@ class Criterion(models.Model):
 
     class Meta:
         ordering = ["position", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "key"], name="unique_criterion_key_per_workspace"),
+            models.UniqueConstraint(fields=["key"], condition=models.Q(workspace__isnull=True),
+                                    name="unique_reference_criterion_key"),
+        ]
 
     def __str__(self) -> str:
         return self.label

@@ -17,6 +17,7 @@ import orjson
 from django.db import transaction
 from django.utils import timezone
 
+from apps.accounts.models import Workspace
 from apps.accounts.workspaces import workspace_for
 from apps.core.jobs import JobCancelled, PartJobs, Progress, TrackedJobs
 from apps.core.jobs import cancel as cancel_job
@@ -45,7 +46,8 @@ from apps.scoring.models import ConfigurationSearch, Criterion, ScoreReport, Sea
 from simulator.model.catalogue import platform_from_dict, workload_from_dict
 
 __all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "ScoreReportJobs", "SCORE_REPORT_JOBS", "report_from_runs", "scenario_scoring", "rerank", "scoring_section", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
-           "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE"]
+           "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE", "criteria_of",
+           "customise_criteria", "use_reference_criteria"]
 
 DEMO_PLATFORMS = ("pleiades", "magnus", "aws-sydney")
 #: configurations per Celery task
@@ -85,11 +87,11 @@ def default_horizon(workload, runs: dict | None = None, **overrides) -> Horizon:
 
 
 def score_report(workload, platform_slugs=None, *, criteria=None, method="weighted_sum", samples=2000, seed=0,
-                 replications=REPLICATIONS, horizon: dict | None = None, user=None) -> dict:
+                 replications=REPLICATIONS, horizon: dict | None = None, user=None, workspace=None) -> dict:
     """Everything the scoring page and ``manage.py score`` show, as JSON-able data; the platforms are those
-    ``user`` sees (every platform for the command line)."""
+    ``user`` sees (every platform for the command line), the criteria ``workspace``'s (see :func:`criteria_of`)."""
     platforms = _platforms(platform_slugs, user)
-    specs = _specs(criteria, method)
+    specs = _specs(criteria, method, workspace)
     runs = adapters.simulate_epochs(platforms, workload, replications=replications, seed=seed)
     return report_from_runs(workload, platforms, runs, specs, method=method, samples=samples, seed=seed,
                             replications=replications, horizon=horizon)
@@ -117,17 +119,21 @@ SCORE_REPORT_JOBS = ScoreReportJobs()
 
 
 def requested_report(workload, platform_slugs=None, *, method="weighted_sum", samples=2000, seed=0,
-                     replications=REPLICATIONS, horizon: dict | None = None, user=None) -> ScoreReport:
+                     replications=REPLICATIONS, horizon: dict | None = None, user=None,
+                     workspace=None) -> ScoreReport:
     """The scoring report for these inputs: the one kept from an earlier request, or a new one sent to a worker.
     Never computes it here (it simulates every platform's epoch: seconds).  Bad inputs raise ValueError naming the
     field, as :func:`score_report` does."""
     platforms = _platforms(platform_slugs, user)
-    _specs(None, method)
+    _specs(None, method, workspace)
     horizon = {k: v for k, v in (horizon or {}).items() if v is not None}
     default_horizon(workload, **horizon).check()
     params = {"platforms": [p.slug for p in platforms], "method": method, "samples": samples, "seed": seed,
-              "replications": replications, "horizon": horizon}
-    depends_on = {"params": params, "workload": workload_dict(workload), "criteria": criteria_signature(),
+              "replications": replications, "horizon": horizon,
+              # a workspace on the reference set shares the reference set's reports
+              "workspace": workspace.pk if workspace is not None and Criterion.objects.filter(
+                  workspace=workspace).exists() else None}
+    depends_on = {"params": params, "workload": workload_dict(workload), "criteria": criteria_signature(workspace),
                   "platforms": [platform_dict(p) for p in platforms]}
     key = hashlib.sha256(orjson.dumps(depends_on, option=orjson.OPT_SORT_KEYS)).hexdigest()
     row, created = ScoreReport.objects.get_or_create(key=key, defaults={"workload": workload, "params": params})
@@ -151,8 +157,9 @@ def execute_report(report_id: int, worker: str = "", task_id: str | None = None)
             return row.status
     p = row.params
     try:
+        workspace = Workspace.objects.filter(pk=p.get("workspace")).first() if p.get("workspace") else None
         report = score_report(row.workload, p["platforms"], method=p["method"], samples=p["samples"], seed=p["seed"],
-                              replications=p["replications"], horizon=p["horizon"])
+                              replications=p["replications"], horizon=p["horizon"], workspace=workspace)
     except (ValueError, KeyError, ZeroDivisionError) as exc:
         ScoreReport.objects.filter(pk=row.pk, status=Status.RUNNING).update(
             status=Status.FAILED, error=str(exc), finished_at=timezone.now())
@@ -163,10 +170,35 @@ def execute_report(report_id: int, worker: str = "", task_id: str | None = None)
     return ScoreReport.objects.values_list("status", flat=True).get(pk=row.pk)
 
 
-def _specs(criteria, method):
+def criteria_of(workspace=None):
+    """The criteria that score ``workspace``'s comparisons: its own when it has any, else the reference set."""
+    if workspace is not None and Criterion.objects.filter(workspace=workspace).exists():
+        return Criterion.objects.filter(workspace=workspace)
+    return Criterion.objects.filter(workspace__isnull=True)
+
+
+def customise_criteria(workspace) -> int:
+    """Give ``workspace`` its own copy of the reference criteria to edit (nothing when it already has its own);
+    returns how many it has."""
+    with transaction.atomic():
+        if not Criterion.objects.filter(workspace=workspace).exists():
+            Criterion.objects.bulk_create(
+                Criterion(workspace=workspace, key=c.key, label=c.label, metric=c.metric, direction=c.direction,
+                          rubric=c.rubric, weight=c.weight, position=c.position, enabled=c.enabled)
+                for c in Criterion.objects.filter(workspace__isnull=True))
+        return Criterion.objects.filter(workspace=workspace).count()
+
+
+def use_reference_criteria(workspace) -> int:
+    """Drop ``workspace``'s own criteria, so the reference set scores it again; returns how many were dropped."""
+    return Criterion.objects.filter(workspace=workspace).delete()[0]
+
+
+def _specs(criteria, method, workspace=None):
     if criteria is None:
-        if Criterion.objects.exists():
-            criteria = adapters.criterion_specs(Criterion.objects.filter(enabled=True))
+        rows = criteria_of(workspace)
+        if rows.exists():
+            criteria = adapters.criterion_specs(rows.filter(enabled=True))
         else:  # nothing configured (or the table was emptied): the paper's eight
             from apps.scoring.logic.criteria import default_criteria
 
@@ -211,13 +243,14 @@ def report_from_runs(workload, platforms, runs: dict, specs, *, method="weighted
     return report
 
 
-def criteria_signature() -> str:
-    """Changes whenever a criterion is added, removed or edited (the cached scenario scoring is then stale)."""
+def criteria_signature(workspace=None) -> str:
+    """Changes whenever a criterion that scores ``workspace`` is added, removed or edited (the cached scenario
+    scoring is then stale)."""
     import hashlib
     import json
 
-    rows = list(Criterion.objects.order_by("pk").values_list("pk", "key", "metric", "direction", "rubric", "weight",
-                                                              "enabled"))
+    rows = list(criteria_of(workspace).order_by("pk").values_list("pk", "key", "metric", "direction", "rubric",
+                                                                  "weight", "enabled"))
     return hashlib.sha1(json.dumps([SECTION_VERSION, rows], sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -228,7 +261,7 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
     Cached in the scenario's results bundle, so reopening the page does not recompute it."""
     if results is None:
         return None
-    signature = criteria_signature()
+    signature = criteria_signature(scenario.workspace)
     cached = results.get("scoring")
     if cached and cached.get("signature") == signature:
         return cached
@@ -238,7 +271,7 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
     if not entries:
         return None
     try:
-        specs = _specs(None, "weighted_sum")
+        specs = _specs(None, "weighted_sum", scenario.workspace)
     except ValueError as exc:
         return {"template": "scoring/_scenario_section.html", "error": str(exc)}
     platforms, runs = [], {}
@@ -348,14 +381,16 @@ def tco_report(workload, inputs: dict, runs: dict, horizon: dict) -> dict:
 
 
 def reset_default_criteria() -> int:
-    """Restore the paper's eight criteria (replacing edited ones of the same key); returns how many."""
+    """Restore the paper's eight criteria in the reference set (replacing edited ones of the same key); returns how
+    many."""
     from apps.scoring.logic.criteria import DEFAULT_CRITERIA
 
     with transaction.atomic():
         for i, c in enumerate(DEFAULT_CRITERIA):
             values = asdict(c)
             key = values.pop("key")
-            Criterion.objects.update_or_create(key=key, defaults={**values, "position": i, "enabled": True})
+            Criterion.objects.update_or_create(key=key, workspace=None,
+                                               defaults={**values, "position": i, "enabled": True})
     return len(DEFAULT_CRITERIA)
 
 

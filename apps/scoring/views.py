@@ -12,7 +12,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.accounts.workspaces import Role, editable_workspace, get_or_404, visible
+from apps.accounts.workspaces import Role, active_workspace, editable_workspace, get_or_404, role_allows, visible
 from apps.core import jsonbounds
 from apps.scoring import services
 from apps.scoring.charts import pareto_figure, radar_figure, tco_figure
@@ -21,9 +21,14 @@ from apps.scoring.models import ConfigurationSearch, Criterion, ScoreReport
 from apps.workloads.models import Workload
 
 
+def _workspace(request):
+    """The active workspace of a signed-in user (whose criteria score their pages), else None (the reference set)."""
+    return active_workspace(request) if request.user.is_authenticated else None
+
+
 def index(request):
     return render(request, "scoring/index.html", {"workloads": Workload.objects.all(),
-                                                  "criteria": Criterion.objects.all()})
+                                                  "criteria": services.criteria_of(_workspace(request))})
 
 
 def _report(request, workload, form_class, **extra):
@@ -38,7 +43,8 @@ def _report(request, workload, form_class, **extra):
     horizon = {k: data.get(k) for k in ("years", "epochs_per_year", "growth_per_epoch", "egress_gb_per_epoch")}
     try:
         row = services.requested_report(workload, slugs, method=data.get("method") or "weighted_sum",
-                                        seed=data.get("seed") or 0, horizon=horizon, user=request.user, **extra)
+                                        seed=data.get("seed") or 0, horizon=horizon, user=request.user,
+                                        workspace=_workspace(request), **extra)
     except ValueError as exc:
         field = str(exc).split(":", 1)[0]
         form.add_error(field if field in form.fields else None, str(exc))
@@ -78,30 +84,35 @@ def tco(request, slug):
     return render(request, "scoring/tco.html", context)
 
 
-def _require_criteria_maintainer(request):
-    """The criteria are shared by every workspace: only staff change them (docs/workspaces.md)."""
-    if not request.user.is_staff:
-        raise PermissionDenied("the scoring criteria are shared by every workspace: changing them needs a "
-                               "catalogue maintainer (staff) account")
-
-
 def criteria(request):
+    """The criteria that score the active workspace: its own (its editors change them) or the reference set (staff
+    change it; an editor may copy it into the workspace to change it there)."""
+    workspace = _workspace(request)
+    rows = services.criteria_of(workspace)
+    own = workspace is not None and rows.filter(workspace=workspace).exists()
+    editor = workspace is not None and role_allows(workspace.role_of(request.user), Role.EDITOR)
+    can_edit = editor if own else request.user.is_staff
     form = CriterionForm(request.POST or None)
+    form.instance.workspace = workspace if own else None
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        _require_criteria_maintainer(request)
+        if not can_edit:
+            raise PermissionDenied(
+                f"this needs the editor role in workspace {workspace.name!r}" if own else
+                "the reference criteria are shared by every workspace: changing them needs a catalogue maintainer "
+                "(staff) account; copy them into your workspace to change them there")
         if form.is_valid():
             form.save()
             messages.info(request, "Criterion added.")
             return redirect("scoring:criteria")
-    return render(request, "scoring/criteria.html", {"form": form, "criteria": Criterion.objects.all()})
+    return render(request, "scoring/criteria.html", {"form": form, "criteria": rows, "workspace": workspace,
+                                                     "own": own, "can_edit": can_edit, "editor": editor})
 
 
 @login_required
 def criterion_edit(request, pk):
-    _require_criteria_maintainer(request)
-    criterion = get_object_or_404(Criterion, pk=pk)
+    criterion = get_or_404(Criterion.objects.all(), request.user, need=Role.EDITOR, pk=pk)
     form = CriterionForm(request.POST or None, instance=criterion)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -113,8 +124,7 @@ def criterion_edit(request, pk):
 @login_required
 @require_POST
 def criterion_delete(request, pk):
-    _require_criteria_maintainer(request)
-    criterion = get_object_or_404(Criterion, pk=pk)
+    criterion = get_or_404(Criterion.objects.all(), request.user, need=Role.EDITOR, pk=pk)
     criterion.delete()
     messages.info(request, f"Criterion {criterion.label} removed.")
     return redirect("scoring:criteria")
@@ -123,9 +133,29 @@ def criterion_delete(request, pk):
 @login_required
 @require_POST
 def criteria_reset(request):
-    _require_criteria_maintainer(request)
+    if not request.user.is_staff:
+        raise PermissionDenied("the reference criteria are shared by every workspace: restoring them needs a "
+                               "catalogue maintainer (staff) account")
     n = services.reset_default_criteria()
-    messages.info(request, f"The paper's {n} criteria restored.")
+    messages.info(request, f"The paper's {n} criteria restored in the reference set.")
+    return redirect("scoring:criteria")
+
+
+@login_required
+@require_POST
+def criteria_customise(request):
+    workspace = editable_workspace(request)
+    n = services.customise_criteria(workspace)
+    messages.info(request, f"{workspace.name} now scores with its own {n} criteria (a copy of the reference set).")
+    return redirect("scoring:criteria")
+
+
+@login_required
+@require_POST
+def criteria_use_reference(request):
+    workspace = editable_workspace(request)
+    services.use_reference_criteria(workspace)
+    messages.info(request, f"{workspace.name} scores with the reference criteria again.")
     return redirect("scoring:criteria")
 
 
@@ -179,8 +209,9 @@ def rerank(request):
         ranks = jsonbounds.loads(request.GET.get("ranks", ""))
         weights = [float(w) for w in request.GET.get("weights", "").split(",") if w.strip()]
         if not isinstance(ranks, dict) or not ranks or not all(
-                isinstance(v, list) and all(isinstance(x, int) and 0 <= x <= 5 for x in v) for v in ranks.values()):
-            raise ValueError("ranks: a JSON object of platform -> list of ranks 0..5")
+                isinstance(v, list) and all(x is None or (isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 5)
+                                            for x in v) for v in ranks.values()):
+            raise ValueError("ranks: a JSON object of platform -> list of ranks 0..5 (null: unknown)")
         return JsonResponse(services.rerank(ranks, weights))
     except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
         return JsonResponse({"error": str(exc)}, status=400)

@@ -119,6 +119,8 @@ NOT_OWNED = {
     "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:score",
     "scoring:tco", "scoring:report_status", "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
     "benchmarks:list",
+    # the active workspace's own copy of the criteria: editor role checked in tests/scoring/test_workspace_criteria
+    "scoring:criteria_customise", "scoring:criteria_use_reference",
 }
 #: URLs that change what every workspace shares (not one workspace's object): staff only, whatever the workspace
 #: role.  URL name -> (method, whether it takes a criterion's pk, POST data); a GET of a list (the criteria page)

@@ -66,3 +66,11 @@ def test_editing_the_criteria_rescores_and_disabling_all_explains(catalogue):
     Criterion.objects.update(enabled=False)
     third = scenario_page(Scenario.objects.get(pk=scenario.pk))["scoring"]
     assert "criteria: none enabled" in third["error"]
+
+
+def test_rerank_leaves_an_unknown_rank_out(logged_in):
+    # a's second criterion is unknown: a is scored on its first alone (5), b on both ((0 + 4 * 3) / 4)
+    ranks = {"a": [5, None], "b": [0, 4]}
+    response = logged_in.get("/scoring/rerank/", {"ranks": json.dumps(ranks), "weights": "1,3"})
+    assert response.status_code == 200
+    assert response.json()["aggregates"]["weighted_sum"] == pytest.approx({"a": 1.0, "b": 12 / 4 / 5})
