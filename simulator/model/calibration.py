@@ -1,21 +1,33 @@
-"""Fit the model values the sources do not give directly, from the observations marked for it.
+"""Fit model values the sources do not give directly to observed run times (bounded least squares).
 
-One value pair is fitted: the INVERT CPU demand split into a serial part and a part
-that runs on the stage's threads (``invert_cpu_serial``, ``invert_cpu_parallel``,
-core-seconds of the profiles' reference core).  Its inputs are the reference
-observations whose ``fit`` is ``invert_cpu`` (in the catalogue: the cloud and HPC-centre
-single INVERT times, §6.2, where the same work-unit ran on 4 threads and on 1).  The
-fit simulates the very work-unit scenario that validation compares with
-(:func:`work_unit_scenario`), so everything else in it (staging, creation, random
-writes, core speeds) comes from the records, and solves for the two values that
-reproduce the marked observations (Gauss-Newton on the simulated task time).  The
-catalogue stores the result as two workload parameters with provenance "fitted to
-observations ..." (``manage.py fit_model`` refits and stores them).
+The general mechanism is :func:`fit_demands`: some demands of a workload (a stage's per-task
+demand such as ``invert.cpu_seconds``, or a workload parameter), each with bounds, are solved
+for so that the simulated quantity of every observation marked for fitting matches what was
+observed (relative residuals, ``scipy.optimize.least_squares`` with its trust-region
+reflective method, which honours the bounds).  A ``predict(workload, observation)`` callable
+gives the simulated value of one observation; :func:`scenario_predictor` builds the usual one
+(the workload on the observation's platform, everything else from the records).  Every
+observation, marked or not, then gets its prediction and error, the marked ones flagged
+in-sample.
+
+The catalogue's CHILES INVERT CPU split (``invert_cpu_serial``, ``invert_cpu_parallel``,
+core-seconds of the profiles' reference core) is one use: its inputs are the reference
+observations whose ``fit`` is ``invert_cpu`` (the cloud and HPC-centre single INVERT times,
+§6.2, where the same work-unit ran on 4 threads and on 1), its prediction the very work-unit
+scenario that validation compares with (:func:`work_unit_scenario`).  The catalogue stores the
+result as two workload parameters with provenance "fitted to observations ..."
+(``manage.py fit_model`` refits and stores them).  A storage tier's ``performance_cv`` is fitted apart
+(:func:`fit_storage_cv`, bisection on the spread of replications).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+from scipy.optimize import least_squares
 
 from .catalogue import Observation
 from .chiles import default_placements
@@ -23,7 +35,17 @@ from .simulate import simulate
 from .specs import PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 
 __all__ = ["FittedParameter", "FIT_INVERT_CPU", "fit_invert_cpu", "work_unit_scenario", "work_unit_time",
-           "with_parameters", "work_unit_spread", "fit_storage_cv"]
+           "with_parameters", "work_unit_spread", "fit_storage_cv", "Demand", "Prediction", "FitResult",
+           "FITTABLE_STAGE_FIELDS", "QUANTITIES", "demand_value", "with_demands", "simulated_quantity", "scenario_predictor", "fit_demands"]
+
+#: per-task stage demands that can be fitted (``<stage>.<field>``), with their base unit
+FITTABLE_STAGE_FIELDS = {"cpu_seconds": "s", "overhead_s": "s", "seq_read_bytes": "B", "seq_write_bytes": "B",
+                         "random_read_ops": "ops", "random_write_ops": "ops"}
+#: what an observation of a run can measure: the makespan (queue wait included), the run time after the queue
+#: wait, or one stage's time (``stage_time`` with the stage named: first task start to last task end)
+QUANTITIES = ("makespan", "run_time", "stage_time")
+#: simulations one fit may run at most, per fitted value (each one a full simulation of the workload)
+MAX_EVALUATIONS_PER_VALUE = 40
 
 #: the ``fit`` mark of the observations the INVERT CPU split is fitted to
 FIT_INVERT_CPU = "invert_cpu"
@@ -42,6 +64,188 @@ class FittedParameter:
 def with_parameters(workload: WorkloadSpec, **values: float) -> WorkloadSpec:
     """``workload`` with some parameters replaced."""
     return replace(workload, parameters={**workload.parameters, **values})
+
+
+@dataclass(frozen=True)
+class Demand:
+    """One value to fit: ``<stage>.<field>`` (a per-task demand of a stage, :data:`FITTABLE_STAGE_FIELDS`) or the
+    name of a numeric workload parameter; bounds in base units."""
+
+    name: str
+    lower: float = 0.0
+    upper: float = math.inf
+
+    @property
+    def stage_field(self) -> tuple[str, str] | None:
+        if "." not in self.name:
+            return None
+        stage, name = self.name.split(".", 1)
+        return stage, name
+
+    def unit(self) -> str:
+        sf = self.stage_field
+        return FITTABLE_STAGE_FIELDS.get(sf[1], "") if sf else ""
+
+
+def demand_value(workload: WorkloadSpec, demand: Demand) -> float:
+    """The workload's current value of ``demand``; ValueError naming it when the workload has no such value."""
+    sf = demand.stage_field
+    if sf is not None:
+        stage, name = sf
+        st = workload.stage(stage)
+        if st is None:
+            raise ValueError(f"demands: {demand.name}: the workload has no stage {stage!r} "
+                             f"(stages: {', '.join(s.name for s in workload.stages) or 'none'})")
+        if name not in FITTABLE_STAGE_FIELDS:
+            raise ValueError(f"demands: {demand.name}: {name!r} cannot be fitted; one of "
+                             f"{', '.join(FITTABLE_STAGE_FIELDS)}")
+        return float(getattr(st, name))
+    value = workload.parameters.get(demand.name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"demands: {demand.name}: not a numeric parameter of the workload, nor <stage>.<field>")
+    return float(value)
+
+
+def with_demands(workload: WorkloadSpec, demands: list[Demand], values) -> WorkloadSpec:
+    """``workload`` with each demand set to its value (stage fields and parameters alike)."""
+    params = dict(workload.parameters)
+    stages = {st.name: st for st in workload.stages}
+    names = {f.name for f in fields(stages[next(iter(stages))])} if stages else set()
+    for d, v in zip(demands, values, strict=True):
+        sf = d.stage_field
+        if sf is None:
+            params[d.name] = float(v)
+        elif sf[1] in names:
+            stages[sf[0]] = replace(stages[sf[0]], **{sf[1]: float(v)})
+    return replace(workload, parameters=params, stages=tuple(stages[st.name] for st in workload.stages))
+
+
+def simulated_quantity(result, quantity: str, stage: str = "") -> float:
+    """The value of ``quantity`` (:data:`QUANTITIES`) in one simulation result, in seconds."""
+    if quantity == "makespan":
+        return float(result.makespan_s)
+    if quantity == "run_time":
+        return float(result.run_time_s)
+    if quantity == "stage_time":
+        for st in result.stages:
+            if st.stage == stage:
+                return float(st.end_s - st.start_s)
+        raise ValueError(f"stage {stage!r} did not run in the simulation "
+                         f"(stages: {', '.join(s.stage for s in result.stages)})")
+    raise ValueError(f"quantity: one of {', '.join(QUANTITIES)}")
+
+
+def scenario_predictor(scenarios: dict[str, Callable[[WorkloadSpec], ScenarioSpec]], *, seed: int = 0):
+    """``predict(workload, observation)`` simulating the workload on the observation's platform with the scenario
+    ``scenarios[platform](workload)``; the observation's ``quantity`` is ``makespan``, ``run_time`` or
+    ``stage_time:<stage>``."""
+
+    def predict(workload: WorkloadSpec, o: Observation) -> float:
+        quantity, _, stage = o.quantity.partition(":")
+        # the expected run (no per-task storage variability): a fit compares with observed means
+        result = simulate(scenarios[o.platform](workload), seed=seed, record_utilisation=False, vary_storage=False)
+        return simulated_quantity(result, quantity, stage)
+
+    return predict
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The model against one observation after a fit (``in_sample``: the observation was one of the fit's inputs)."""
+
+    key: str
+    quantity: str
+    platform: str
+    observed: float
+    predicted: float | None
+    error_pct: float | None
+    in_sample: bool
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class FitResult:
+    fitted: list[FittedParameter]
+    predictions: list[Prediction]
+    evaluations: int
+    cost: float
+    at_bound: tuple[str, ...] = ()
+
+
+def fit_demands(workload: WorkloadSpec, demands: list[Demand], observations: list[Observation],
+                predict: Callable[[WorkloadSpec, Observation], float], *, describe: str = "",
+                progress: Callable[[int, int], None] | None = None) -> FitResult:
+    """Solve for ``demands`` so the predictions of the observations marked for fitting (``fit`` non-empty) match
+    them (bounded least squares on relative errors), then predict every observation with the fitted values.
+
+    Raises ValueError naming the problem: no demand, a bound the start value cannot sit in, fewer marked
+    observations than demands, an observation with no positive value, or values the marked observations cannot
+    tell apart (the Jacobian is rank-deficient at the solution)."""
+    if not demands:
+        raise ValueError("demands: choose at least one value to fit")
+    names = [d.name for d in demands]
+    if len(set(names)) != len(names):
+        raise ValueError("demands: each value once")
+    for d in demands:
+        if not (d.lower < d.upper) or math.isnan(d.lower) or math.isnan(d.upper):
+            raise ValueError(f"demands: {d.name}: the lower bound must be below the upper bound")
+    marked = [o for o in observations if o.fit]
+    for o in observations:
+        if o.value is None or not o.value > 0:
+            raise ValueError(f"observation {o.key!r}: needs a positive value")
+    if len(marked) < len(demands):
+        raise ValueError(f"fitting {len(demands)} value(s) needs at least as many observations marked for fitting; "
+                         f"found {len(marked)}")
+    x0 = np.array([min(max(demand_value(workload, d), d.lower), d.upper) for d in demands], dtype=float)
+    lower = np.array([d.lower for d in demands])
+    upper = np.array([d.upper for d in demands])
+    # a start on a bound is nudged inside (the trust-region method needs a strictly feasible start)
+    span = np.where(np.isfinite(upper - lower), upper - lower, np.maximum(np.abs(x0), 1.0))
+    x0 = np.clip(x0, lower + 1e-6 * span, np.where(np.isfinite(upper), upper - 1e-6 * span, np.inf))
+    x0 = np.where(x0 > 0, x0, np.minimum(np.maximum(1.0, lower + 1e-6 * span), upper))
+    budget = MAX_EVALUATIONS_PER_VALUE * len(demands)
+    calls = [0]
+
+    def residuals(x) -> np.ndarray:
+        w = with_demands(workload, demands, x)
+        out = np.array([predict(w, o) / float(o.value) - 1.0 for o in marked])
+        calls[0] += 1
+        if progress:
+            progress(min(calls[0], budget), budget + 1)
+        return out
+
+    sol = least_squares(residuals, x0, bounds=(lower, upper), method="trf", x_scale="jac", diff_step=1e-3,
+                        ftol=1e-12, xtol=1e-12, gtol=1e-12, max_nfev=budget)
+    jac = np.asarray(sol.jac, dtype=float)
+    if np.linalg.matrix_rank(jac, tol=1e-9 * max(1.0, float(np.abs(jac).max(initial=0.0)))) < len(demands):
+        raise ValueError(f"the marked observations cannot tell {', '.join(names)} apart (changing them does not "
+                         f"change the simulated times independently); mark observations that differ in what "
+                         f"they exercise, or fit fewer values")
+    fitted_w = with_demands(workload, demands, sol.x)
+    keys = tuple(o.key for o in marked)
+    method = describe or (
+        f"fitted to observations {', '.join(keys)}: the workload simulated on each observation's platform with "
+        f"everything else from the catalogue; {', '.join(names)} solved by bounded least squares on the relative "
+        f"errors ({len(keys)} observations, {sol.nfev} simulations each)")
+    sources = "; ".join(f"{o.key} = {o.value:g} s" + (f" ({o.where})" if o.where else "") for o in marked)
+    fitted = [FittedParameter(d.name, float(v), d.unit(), method, sources, keys) for d, v in zip(demands, sol.x,
+                                                                                                   strict=True)]
+    # a value on (or within a millionth of its range of) a bound: the fit wanted to go further (said in the report)
+    at_bound = tuple(d.name for d, v, sp in zip(demands, sol.x, span, strict=True)
+                     if abs(v - d.lower) <= 1e-6 * sp or (math.isfinite(d.upper) and abs(d.upper - v) <= 1e-6 * sp))
+    predictions = []
+    for o in observations:
+        try:
+            p = predict(fitted_w, o)
+        except (ValueError, KeyError, ZeroDivisionError) as exc:
+            predictions.append(Prediction(o.key, o.quantity, o.platform, float(o.value), None, None, bool(o.fit),
+                                          str(exc)))
+            continue
+        predictions.append(Prediction(o.key, o.quantity, o.platform, float(o.value), p,
+                                      100.0 * (p - float(o.value)) / float(o.value), bool(o.fit)))
+    if progress:
+        progress(budget + 1, budget + 1)
+    return FitResult(fitted, predictions, int(sol.nfev), float(sol.cost), at_bound)
 
 
 def work_unit_scenario(platform: PlatformSpec, workload: WorkloadSpec, stage: str) -> ScenarioSpec:
@@ -98,32 +302,21 @@ def fit_invert_cpu(platforms: dict[str, PlatformSpec], workload: WorkloadSpec,
         raise ValueError(f"fitting the INVERT CPU split needs two single INVERT times marked fit={FIT_INVERT_CPU!r}; "
                          f"found {len(marked)}")
 
-    def residuals(x: tuple[float, float]) -> list[float]:
-        w = with_parameters(workload, invert_cpu_serial=x[0], invert_cpu_parallel=x[1])
-        return [work_unit_time(platforms[o.platform], w, "invert")[0] - float(o.value) for o in marked]
+    demands = [Demand("invert_cpu_serial"), Demand("invert_cpu_parallel")]
+    if any(workload.param(d.name) is None for d in demands):
+        workload = with_parameters(workload, **{d.name: float(workload.param(d.name, 1000.0)) for d in demands})
 
-    x = (float(workload.param("invert_cpu_serial", 1000.0)), float(workload.param("invert_cpu_parallel", 1000.0)))
-    for _ in range(20):
-        r = residuals(x)
-        if max(abs(v) for v in r) < 1e-6:
-            break
-        cols = []
-        for i in range(2):
-            h = max(1.0, 0.01 * x[i])
-            xs = list(x)
-            xs[i] += h
-            cols.append([(a - b) / h for a, b in zip(residuals((xs[0], xs[1])), r, strict=True)])
-        # normal equations of the 2-column least-squares step: (J^T J) d = -J^T r
-        a11 = sum(v * v for v in cols[0])
-        a12 = sum(u * v for u, v in zip(cols[0], cols[1], strict=True))
-        a22 = sum(v * v for v in cols[1])
-        b1 = -sum(u * v for u, v in zip(cols[0], r, strict=True))
-        b2 = -sum(u * v for u, v in zip(cols[1], r, strict=True))
-        det = a11 * a22 - a12 * a12
-        if abs(det) < 1e-12 * max(a11 * a22, 1e-300):
+    def predict(w: WorkloadSpec, o: Observation) -> float:
+        return work_unit_time(platforms[o.platform], w, "invert")[0]
+
+    try:
+        result = fit_demands(workload, demands, marked, predict)
+    except ValueError as exc:
+        if "cannot tell" in str(exc):
             raise ValueError("the marked INVERT times cannot separate serial from parallel CPU (the runs use the "
-                             "same number of threads, or the task is not CPU-bound)")
-        x = (max(0.0, x[0] + (b1 * a22 - b2 * a12) / det), max(0.0, x[1] + (a11 * b2 - a12 * b1) / det))
+                             "same number of threads, or the task is not CPU-bound)") from None
+        raise
+    x = tuple(f.value for f in result.fitted)
     keys = tuple(o.key for o in marked)
     method = (f"fitted to observations {', '.join(keys)}: the single INVERT work-unit (8 days x one 4 MHz sub-band) "
               f"simulated on each observation's platform with everything else from the catalogue (staging, creation, "
