@@ -2,7 +2,11 @@
 
 Golden outputs: the CHILES epoch (``chiles-epoch1``, default placements, seed 0) as simulated at commit 5ac6c4c
 (2026-11-25), before the general model; each makespan, cost and stage end must stay within 1% of them.  These
-are regression guards of a refactor, not validation (validation compares with the paper: docs/model.md)."""
+are regression guards of a refactor, not validation (validation compares with the paper: docs/model.md).  Storage
+performance variability between replications (a tier's ``performance_cv``, added later) is switched off here: it
+moves a replication's numbers by design, which is not what this guards."""
+
+from dataclasses import replace
 
 import pytest
 
@@ -23,7 +27,9 @@ BEFORE = {  # platform: (makespan s, cost AUD, {stage: end s})
 def test_the_chiles_epoch_is_within_one_percent_of_before_the_general_model(specs, platform):
     platforms, workloads, _ = specs
     makespan, cost, ends = BEFORE[platform]
-    result = simulate(scenario_spec(RunOptions(), platforms[platform], workloads["chiles-epoch1"], seed=0),
+    p = platforms[platform]
+    steady = replace(p, storage=tuple(replace(t, performance_cv=0.0) for t in p.storage))
+    result = simulate(scenario_spec(RunOptions(), steady, workloads["chiles-epoch1"], seed=0),
                       record_utilisation=False)
     assert result.makespan_s == pytest.approx(makespan, rel=0.01)
     assert result.total_cost_aud == pytest.approx(cost, rel=0.01, abs=0.01)
