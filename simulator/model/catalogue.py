@@ -91,6 +91,16 @@ def _positive_int(v: Any, where: str) -> int | None:
     return int(x)
 
 
+def _seconds(v: Any, where: str) -> float:
+    """A duration of 0 or more seconds (0 when unknown)."""
+    if v is None:
+        return 0.0
+    x = float(v)
+    if not math.isfinite(x) or x < 0:
+        raise ValueError(f"{where} must be 0 s or more, not {x:g} s")
+    return x
+
+
 def _share(v: Any, where: str) -> float:
     """A share of a capacity, 0 <= x < 1 (0 when unknown)."""
     if v is None:
@@ -218,7 +228,7 @@ def platform_from_dict(d: dict[str, Any]) -> PlatformSpec:
             queue_wait=queue,
             usable_threads_per_task=_int(fact_value(f, "usable_threads_per_task")),
             submission=_submission(fact_value(f, "job_submission")),
-            dispatch_overhead_s=float(fact_value(f, "dispatch_overhead", 0.0) or 0.0),
+            dispatch_overhead_s=_seconds(fact_value(f, "dispatch_overhead"), "platform: dispatch_overhead"),
             max_running_jobs=_positive_int(fact_value(f, "max_running_jobs"), "platform: max_running_jobs"),
         ),
         pricing=PricingSpec(

@@ -7,7 +7,14 @@ from apps.accounts.workspaces import personal_workspace
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.platforms.services import copy_platform
 from apps.scenarios.adapters import scenario_from_inputs
-from apps.scenarios.services import InvalidScenario, run_inputs
+from apps.scenarios.services import (
+    InvalidEntry,
+    InvalidScenario,
+    create_scenario,
+    execute_replication,
+    run_inputs,
+    run_scenario,
+)
 from apps.workloads.models import Workload, WorkloadStage
 from simulator.model.simulate import build, simulate
 
@@ -66,3 +73,44 @@ def test_a_bad_platform_option_is_refused_at_its_path(catalogue, io_jobs):
     with pytest.raises(InvalidScenario) as refused:
         run_inputs(platform=magnus, workload=io_jobs, options={"placements": [{"stage": "job", "stage_in": True}]})
     assert [e.path for e in refused.value.errors] == ["options.placements[0].storage_scratch"]
+
+
+def test_a_scenario_stages_on_the_cloud_and_loads_the_campus_file_system(catalogue, user, io_jobs):
+    # one scenario, two platforms: staging and 24 slots on the cloud copy, a 30% background load on Magnus
+    workspace = personal_workspace(user)
+    cloud = copy_platform(Platform.objects.get(slug="aws-sydney"), workspace)
+    node = cloud.node_types.get(name="r3.4xlarge")
+    node.slots = 24
+    node.provenance = {**node.provenance, "slots": {"kind": "assumption", "reason": "24 jobs per instance"}}
+    node.save()
+    magnus = Platform.objects.get(slug="magnus")
+    lustre = magnus.storage_tiers.get(kind="parallel_fs").name
+    entries = [
+        (cloud, {"placements": [{"stage": "job", "node_type": "r3.4xlarge", "nodes": 1, "policy": "dynamic",
+                                 "pricing": "on_demand", "storage_in": "S3 Reduced Redundancy", "stage_in": True,
+                                 "stage_out": True}]}, {}),
+        (magnus, {"placements": [{"stage": "job", "storage_in": lustre, "policy": "dynamic", "nodes": 24,
+                                  "queue_wait_s": 0.0}],
+                  "background_load": {lustre: {"share": 0.3, "source": "assumption: other users' share"}}}, {}),
+    ]
+    scenario = create_scenario(name="cloud vs campus", workload=io_jobs, entries=entries, replications=1,
+                               user=user, workspace=workspace)
+    scenario = run_scenario(scenario, user, dispatch=False)
+    results = {}
+    for entry in scenario.entries.select_related("platform", "run"):
+        assert execute_replication(str(entry.run.id), 0) == "succeeded"
+        results[entry.platform.slug] = entry.run.replication_set.get(index=0).result
+    cloud_result = results[cloud.slug]
+    assert {t["node"] for t in cloud_result["tasks"]} == {"r3.4xlarge-0"}
+    assert any(k.startswith("Instance store") for k in cloud_result["bytes_moved"])  # the staged copies
+    assert not any(k.startswith("Instance store") for k in results["magnus"]["bytes_moved"])
+
+
+def test_a_scenario_entry_with_a_bad_platform_option_names_the_platform_and_path(catalogue, user, io_jobs):
+    magnus = Platform.objects.get(slug="magnus")
+    entries = [(magnus, {"placements": [{"stage": "job", "stage_in": True}]}, {}),
+               (Platform.objects.get(slug="pleiades"), {}, {})]
+    with pytest.raises(InvalidEntry) as refused:
+        create_scenario(name="bad", workload=io_jobs, entries=entries, replications=1, user=user)
+    assert refused.value.platform_slug == "magnus"
+    assert [e.path for e in refused.value.errors] == ["platforms[0].options.placements[0].storage_scratch"]

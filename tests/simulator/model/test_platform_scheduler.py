@@ -87,6 +87,10 @@ def test_the_catalogue_gives_the_scheduler_facts():
     d["facts"]["job_submission"]["value"] = "one_big_job"
     with pytest.raises(ValueError, match="job_submission"):
         platform_from_dict(d)
+    d["facts"]["job_submission"]["value"] = "allocation"
+    d["facts"]["dispatch_overhead"]["value"] = -1
+    with pytest.raises(ValueError, match="dispatch_overhead must be 0 s or more"):
+        platform_from_dict(d)
 
 
 def test_the_contract_refuses_job_per_task_on_elastic_instances():
