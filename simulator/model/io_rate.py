@@ -78,11 +78,15 @@ class IOExperiment:
     stripe_count: int = 1
     request_bytes: float | None = None
     #: what the published figure is: "rate", "rate_per_node", "knee_nodes", "time_ratio", "rate_ratio", or a
-    #: qualitative check ("flattens_past", "drops_past_cache", "collapses_at")
+    #: qualitative check ("flattens_past", "drops_past_cache", "collapses_at", "outperforms", "ratio_within")
     measure: str = "rate"
     observations: tuple[str, ...] = ()
-    #: for "time_ratio": the library of the denominator
+    #: for ratios and comparisons: the library and/or storage of the denominator
     baseline_library: str = ""
+    baseline_storage: str = ""
+    #: for "ratio_within": the published range of the ratio
+    ratio_low: float | None = None
+    ratio_high: float | None = None
     note: str = ""
     sources: dict[str, dict] = field(default_factory=dict, compare=False)
     #: the model's curve through the experiment for charts: (attribute swept, its values in base units, unit shown)
@@ -189,7 +193,8 @@ _STORAGE_FACTS = {
     "client_read_bw": ("client_read_bytes_per_s", "bandwidth"), "request_latency": ("request_latency_s", "time"),
 }
 _EXPERIMENT_FACTS = {"nodes": "nodes", "processes_per_node": "processes_per_node", "data": "data_bytes",
-                     "stripe_count": "stripe_count", "request_size": "request_bytes"}
+                     "stripe_count": "stripe_count", "request_size": "request_bytes", "ratio_low": "ratio_low",
+                     "ratio_high": "ratio_high"}
 
 
 def _value(where: str, fact: Any) -> tuple[float | None, dict]:
@@ -241,6 +246,8 @@ def benchmarks_from_dict(d: dict[str, Any], *, name: str = "io_benchmarks.json")
         where = f"{name}: experiments[{i}]"
         if e.get("storage") not in storage:
             raise ValueError(f"{where}.storage: no storage {e.get('storage')!r}")
+        if e.get("baseline_storage") and e["baseline_storage"] not in storage:
+            raise ValueError(f"{where}.baseline_storage: no storage {e['baseline_storage']!r}")
         for k in ("library", "baseline_library"):
             if e.get(k) and e[k] not in libraries:
                 raise ValueError(f"{where}.{k}: no library {e[k]!r}")
@@ -270,7 +277,8 @@ def benchmarks_from_dict(d: dict[str, Any], *, name: str = "io_benchmarks.json")
         experiments.append(IOExperiment(e["key"], e["storage"], e["library"], e.get("direction", "write"),
                                         measure=e.get("measure", "rate"),
                                         observations=tuple(e.get("observations") or ()),
-                                        baseline_library=e.get("baseline_library", ""), note=e.get("note", ""),
+                                        baseline_library=e.get("baseline_library", ""),
+                                        baseline_storage=e.get("baseline_storage", ""), note=e.get("note", ""),
                                         sources=sources, **kw))
     return Benchmarks(storage, libraries, tuple(experiments))
 
@@ -281,4 +289,6 @@ def fitted_observations(b: Benchmarks, experiment: IOExperiment) -> frozenset[st
                *experiment.sources.values()]
     if experiment.baseline_library:
         sources += list(b.libraries[experiment.baseline_library].sources.values())
+    if experiment.baseline_storage:
+        sources += list(b.storage[experiment.baseline_storage].sources.values())
     return frozenset(k for s in sources if s.get("kind") == "fitted" for k in s.get("observations") or ())

@@ -21,7 +21,7 @@ __all__ = ["IO_TARGET", "validate_io", "io_curve", "QUALITATIVE_MEASURES"]
 #: target relative error of a benchmark rate, node count or time ratio (fixed before the first comparison)
 IO_TARGET = 0.25
 
-QUALITATIVE_MEASURES = ("flattens_past", "drops_past_cache", "collapses_at")
+QUALITATIVE_MEASURES = ("flattens_past", "drops_past_cache", "collapses_at", "outperforms", "ratio_within")
 
 GB = 1e9
 
@@ -72,6 +72,16 @@ def _qualitative(b: Benchmarks, e: IOExperiment) -> tuple[float, str, bool, str]
         ratio = _rate(b, e) / _rate(b, e, request_bytes=float(2 ** 20))
         return (ratio, f"rate at {e.request_bytes / 1024:.0f} KiB / at 1 MiB chunks", ratio < 0.5,
                 f"qualitative: {e.request_bytes / 1024:.0f} KiB chunks lose more than half the rate")
+    if e.measure in ("outperforms", "ratio_within"):
+        change = {k: v for k, v in (("storage", e.baseline_storage), ("library", e.baseline_library)) if v}
+        ratio = _rate(b, e) / _rate(b, e, **change)
+        mine = "/".join(x for x in (e.storage, e.library) if x)
+        other = "/".join(change.values())
+        unit = f"rate {mine} / {other}"
+        if e.measure == "outperforms":
+            return ratio, unit, ratio > 1.0, f"qualitative: {mine} faster than {other}"
+        low, high = e.ratio_low or 0.0, e.ratio_high or float("inf")
+        return ratio, unit, low <= ratio <= high, f"qualitative: within the published {low:g}-{high:g}x"
     raise ValueError(f"experiment {e.key!r}: unknown measure {e.measure!r}")
 
 
@@ -89,7 +99,7 @@ def validate_io(b: Benchmarks, observations: list[Observation]) -> list[Validati
         assumptions = f"{e.note}; {b.storage[e.storage].name}, {b.libraries[e.library].name}"
         if e.measure in QUALITATIVE_MEASURES:
             value, unit, met, target = _qualitative(b, e)
-            rows.append(ValidationRow(e.measure, o.platform, None, value, unit, None, target, met, in_sample,
+            rows.append(ValidationRow(e.measure, o.platform or e.storage, None, value, unit, None, target, met, in_sample,
                                       assumptions, "" if met else "the model's mechanisms do not show this effect "
                                       "with the catalogue's facts", o.where, o.key, o.seed, None))
             continue

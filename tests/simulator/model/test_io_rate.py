@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from simulator.model.catalogue import Observation
 from simulator.model.io_rate import IOLibrary, SharedStorage, aggregate_rate, benchmarks_from_dict, knee_nodes
-from simulator.model.io_validation import io_curve
+from simulator.model.io_validation import io_curve, validate_io
 
 CATALOGUE = Path(__file__).resolve().parents[3] / "fixtures" / "catalogue"
 MB, GB, KiB = 1e6, 1e9, 1024.0
@@ -99,3 +100,15 @@ def test_a_bad_catalogue_entry_is_refused_naming_where(change, message):
     change(d)
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         benchmarks_from_dict(d)
+
+
+def test_a_comparison_between_two_systems_reports_the_model_ratio_as_it_falls(bench):
+    e = next(x for x in bench.experiments if x.key == "magnus-beats-fornax-large")
+    rate = {slug: aggregate_rate(bench.storage[slug], bench.libraries["adios-posix"], "write", 90,
+                                 data_bytes=e.data_bytes, stripe_count=4).bytes_per_s
+            for slug in ("magnus-lustre", "fornax-lustre")}
+    obs = [Observation("small_data_winner", "small_data_winner", "", None, "", seed="004")]
+    rows = {r.target: r for r in validate_io(bench, obs) if r.quantity == "outperforms"}
+    row = rows["qualitative: magnus-lustre/adios-posix faster than fornax-lustre"]
+    assert row.simulated == pytest.approx(rate["magnus-lustre"] / rate["fornax-lustre"])
+    assert row.met is (row.simulated > 1.0) and row.published is None and row.target_pct is None
