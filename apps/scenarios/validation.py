@@ -20,9 +20,17 @@ from apps.platforms.models import Platform
 from apps.scenarios.adapters import observations, platform_spec, workload_spec
 from apps.scenarios.charts import io_curves_figure, validation_error_figure
 from apps.workloads.models import ReferenceObservation, Workload
-from simulator.model.calibration import FittedParameter, fit_invert_cpu
+from simulator.model.calibration import (
+    QUANTITIES,
+    Demand,
+    FittedParameter,
+    fit_demands,
+    fit_invert_cpu,
+    scenario_predictor,
+)
 from simulator.model.io_rate import Benchmarks, benchmarks_from_dict
 from simulator.model.io_validation import io_curve, validate_io
+from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 from simulator.model.validation import validate
 
 __all__ = ["validation_report", "seed_sections", "io_benchmarks", "io_rows", "seed_summaries", "io_curve_frames", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures"]
@@ -196,18 +204,57 @@ def _source(f: FittedParameter) -> dict:
     return {"kind": "fitted", "method": f.method, "observations": list(f.observations)}
 
 
-def fit_model(workload_slug: str = DEFAULT_WORKLOAD) -> list[FittedParameter]:
-    """Refit the workload's fitted parameters from the observations marked for fitting and store them, each with
-    provenance "fitted to observations ..."; raises ValueError when the fit cannot be made (nothing is saved)."""
+#: a StageSpec field -> the WorkloadStage field holding it, where the names differ
+_STAGE_FIELD = {"overhead_s": "overhead"}
+
+
+def default_scenario(platform: PlatformSpec, workload: WorkloadSpec) -> ScenarioSpec:
+    """The workload on ``platform`` with its default placements (without the WAN copy when the platform has no WAN
+    bandwidth): what a fit to a user's observed run of that workload there simulates."""
+    return ScenarioSpec(platform=platform, workload=workload, include_copy=platform.wan.bytes_per_s is not None,
+                        label=f"{workload.slug} on {platform.slug}")
+
+
+def _store(workload: Workload, fitted: list[FittedParameter]) -> None:
+    """Each fitted value into the workload (a parameter, or a stage's demand ``<stage>.<field>``) with provenance
+    "fitted to observations ..."."""
+    params = {f.name: f for f in fitted if "." not in f.name}
+    workload.parameters = {**(workload.parameters or {}), **{k: f.value for k, f in params.items()}}
+    workload.provenance = {**(workload.provenance or {}), **{k: _source(f) for k, f in params.items()}}
+    workload.save(update_fields=["parameters", "provenance"])
+    stages = {st.name: st for st in workload.stages.all()}
+    for f in fitted:
+        if "." not in f.name:
+            continue
+        stage, name = f.name.split(".", 1)
+        row, field = stages[stage], _STAGE_FIELD.get(name, name)
+        setattr(row, field, f.value)
+        row.provenance = {**(row.provenance or {}), field: _source(f)}
+        row.save(update_fields=[field, "provenance"])
+
+
+def fit_model(workload_slug: str = DEFAULT_WORKLOAD, demands: list[Demand] | None = None, *,
+              seed: int = 0) -> list[FittedParameter]:
+    """Refit the workload's fitted values from the observations marked for fitting and store them, each with
+    provenance "fitted to observations ..."; raises ValueError when the fit cannot be made (nothing is saved).
+
+    With no ``demands``, the CHILES INVERT CPU split (observations marked ``invert_cpu``).  With ``demands`` (a
+    stage's per-task demand ``<stage>.<field>`` or a parameter, bounded), any workload: fitted to its observations
+    of a ``makespan``, ``run_time`` or ``stage_time:<stage>`` marked for fitting, each simulated with the workload's
+    default placements on the observation's platform (:func:`default_scenario`)."""
     with transaction.atomic():
         workload = Workload.objects.select_for_update().prefetch_related("stages").get(slug=workload_slug)
-        if workload.template != "chiles":
-            raise ValueError(f"workload {workload_slug!r}: only the CHILES template has fitted values")
         platforms, spec, obs = _inputs(workload)
-        fitted = fit_invert_cpu(platforms, spec, obs)
-        workload.parameters = {**(workload.parameters or {}), **{f.name: f.value for f in fitted}}
-        workload.provenance = {**(workload.provenance or {}), **{f.name: _source(f) for f in fitted}}
-        workload.save(update_fields=["parameters", "provenance"])
+        if demands:
+            runs = [o for o in obs if o.quantity.partition(":")[0] in QUANTITIES and o.value is not None]
+            scenarios = {slug: (lambda w, p=p: default_scenario(p, w)) for slug, p in platforms.items()}
+            fitted = fit_demands(spec, list(demands), runs, scenario_predictor(scenarios, seed=seed)).fitted
+        elif workload.template != "chiles":
+            raise ValueError(f"workload {workload_slug!r}: name the demands to fit, e.g. --demand "
+                             f"<stage>.cpu_seconds:1:100000 (only the CHILES INVERT CPU split has a default)")
+        else:
+            fitted = fit_invert_cpu(platforms, spec, obs)
+        _store(workload, fitted)
     return fitted
 
 

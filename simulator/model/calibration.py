@@ -189,6 +189,7 @@ def fit_demands(workload: WorkloadSpec, demands: list[Demand], observations: lis
     for d in demands:
         if not (d.lower < d.upper) or math.isnan(d.lower) or math.isnan(d.upper):
             raise ValueError(f"demands: {d.name}: the lower bound must be below the upper bound")
+        demand_value(workload, d)  # names a demand the workload does not have
     marked = [o for o in observations if o.fit]
     for o in observations:
         if o.value is None or not o.value > 0:
