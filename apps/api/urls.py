@@ -26,6 +26,7 @@ v1 = [
     path("platforms/<slug:slug>/copy/", catalogue.PlatformCopy.as_view(), name="platform-copy"),
     path("workloads/", catalogue.WorkloadList.as_view(), name="workload-list"),
     path("workloads/<slug:slug>/", catalogue.WorkloadDetail.as_view(), name="workload-detail"),
+    path("workloads/<slug:slug>/copy/", catalogue.WorkloadCopy.as_view(), name="workload-copy"),
     path("scenarios/", scenarios.ScenarioList.as_view(), name="scenario-list"),
     path("scenarios/<uuid:scenario_id>/", scenarios.ScenarioDetail.as_view(), name="scenario-detail"),
     path("scenarios/<uuid:scenario_id>/run/", scenarios.ScenarioRun.as_view(), name="scenario-run"),

@@ -12,6 +12,7 @@ from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
 from apps.workloads.models import Workload
 from apps.workloads.schemas import TEMPLATES
+from apps.workloads.services import visible_workloads
 from simulator.contract import LIMITS, ContractError, FieldError, RunOptions
 from simulator.errors import join_path
 from simulator.model.specs import POLICIES, PRICING_MODELS
@@ -47,6 +48,7 @@ class RunForm(forms.Form):
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["platform"].queryset = visible_platforms(user)
+        self.fields["workload"].queryset = visible_workloads(user)
 
     def clean_retention_after_run(self):
         text = (self.cleaned_data.get("retention_after_run") or "").strip()
@@ -272,6 +274,7 @@ class ScenarioBuilder:
         initial, param_initial, platform_initial = self._initial(workload, source)
         self.workload = workload
         self.form = ScenarioForm(data, initial=initial)
+        self.form.fields["workload"].queryset = visible_workloads(user)
         self.parameters = WorkloadParametersForm(data, workload=workload, initial=param_initial)
         self.platforms = []
         for platform in visible_platforms(user).prefetch_related("node_types", "storage_tiers").order_by("name"):

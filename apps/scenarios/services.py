@@ -50,7 +50,7 @@ from simulator.contract import (
 from simulator.model.simulate import replication_seed, simulate, summarise
 
 __all__ = [
-    "InvalidScenario", "run_inputs", "create_run", "dispatch_run", "execute_replication", "cancel_run",
+    "InvalidScenario", "run_inputs", "check_workload_workspace", "create_run", "dispatch_run", "execute_replication", "cancel_run",
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
     "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
     "compare_scenarios", "answer_first", "RESULT_SECTIONS", "result_sections", "fail_lost_replications",
@@ -133,6 +133,13 @@ def check_platform_workspace(platform, workspace, index: int | None = None) -> N
                            index)
 
 
+def check_workload_workspace(workload, workspace) -> None:
+    """A workspace's own workload is used only in that workspace, as its own platforms are."""
+    if workload.workspace_id is not None and workload.workspace_id != (workspace.pk if workspace else None):
+        raise InvalidScenario([FieldError("workload", f"workload {workload.slug!r} belongs to another workspace: "
+                                                      "copy it into this one to use it here")])
+
+
 def create_run(*, platform, workload, options=None, seed=0, replications=1, user=None, label="",
                workload_overrides=None, platform_overrides=None, workspace=None) -> SimulationRun:
     """Check the request against the scenario contract and the admission limits, snapshot the inputs, and save a
@@ -143,6 +150,7 @@ def create_run(*, platform, workload, options=None, seed=0, replications=1, user
     except ContractError as exc:
         raise InvalidScenario(exc.errors) from None
     workspace = workspace_for(user, workspace)
+    check_workload_workspace(workload, workspace)
     try:
         check_platform_workspace(platform, workspace)
         inputs, spec = _checked(platform=platform, workload=workload, options=options, seed=seed,
@@ -399,6 +407,7 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
     except ContractError as exc:
         raise InvalidScenario(exc.errors) from None
     workspace = workspace_for(user, workspace)
+    check_workload_workspace(workload, workspace)
     limits = admission_limits(workspace)
     for i, (platform, options, overrides) in enumerate(entries):
         check_platform_workspace(platform, workspace, i)

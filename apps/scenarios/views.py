@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -19,6 +19,7 @@ from apps.scenarios.models import Scenario, SimulationRun
 from apps.scenarios.services import InvalidScenario, cancel_run, create_run, dispatch_run, run_page
 from apps.scenarios.validation import seed_sections, validation_report
 from apps.workloads.models import Workload
+from apps.workloads.services import get_workload, visible_workloads
 
 
 def run_list(request):
@@ -94,7 +95,7 @@ def scenario_list(request):
 
 def scenario_new(request):
     slug = request.POST.get("workload") or request.GET.get("workload") or services.DEMO["workload"]
-    workload = get_object_or_404(Workload, slug=slug)
+    workload = get_workload(request.user, slug)
     source = None
     if request.GET.get("from") and _is_uuid(request.GET["from"]):
         source = visible(Scenario.objects.all(), request.user).filter(pk=request.GET["from"]).first()
@@ -106,7 +107,7 @@ def scenario_new(request):
                 services.run_scenario(scenario, user=request.user)
             return redirect(scenario)
     return render(request, "scenarios/scenario_form.html", {
-        "builder": builder, "workloads": Workload.objects.all(), "workload": workload, "source": source,
+        "builder": builder, "workloads": visible_workloads(request.user), "workload": workload, "source": source,
     }, status=400 if request.method == "POST" else 200)
 
 

@@ -25,7 +25,7 @@ from simulator.model.catalogue import workload_from_dict
 from simulator.model.stages import check_workload
 from simulator.units import UnitError, converted_from, dimension_of, to_base
 
-__all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue"]
+__all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue", "load_workload"]
 
 
 class CatalogueError(ValueError):
@@ -101,10 +101,10 @@ class _Reader:
         provenance = {}
         for name, item in facts.items():
             here = f"{path}.{name}"
-            try:
-                field = instance._meta.get_field(name)
-            except Exception:  # noqa: BLE001 - FieldDoesNotExist and friends
-                self.fail(here, f"unknown fact {name!r} for {instance._meta.verbose_name}")
+            if name not in type(instance).FACT_FIELDS:
+                self.fail(here, f"unknown fact {str(name)[:60]!r} for {instance._meta.verbose_name}; "
+                                f"one of {', '.join(type(instance).FACT_FIELDS)}")
+            field = instance._meta.get_field(name)
             value, source = self._value(item, here, field)
             setattr(instance, name, value)
             provenance[name] = source
@@ -224,56 +224,84 @@ def _load_workloads(reader: _Reader, summary: LoadSummary) -> None:
         path = f"$.workloads[{i}]"
         slug = reader.text(entry, "slug", path)
         workload = Workload.objects.filter(slug=slug).first() or Workload(slug=slug)
-        workload.name = reader.text(entry, "name", path)
-        workload.template = reader.text(entry, "template", path)
-        if workload.template not in TEMPLATES:
-            reader.fail(f"{path}.template", f"unknown template {workload.template!r}; one of {', '.join(TEMPLATES)}")
-        workload.description = reader.text(entry, "description", path, required=False)
-        schema = {p.name: p for p in TEMPLATES[workload.template]}
-        params, provenance, dimensions = {}, {}, {}
-        raw_params = entry.get("parameters", {})
-        if not isinstance(raw_params, dict):
-            reader.fail(f"{path}.parameters", "expected an object")
-        for name, item in raw_params.items():
-            ppath = f"{path}.parameters.{name}"
-            unit = item.get("unit", "") if isinstance(item, dict) else ""
-            try:
-                dimension = schema[name].dimension if name in schema else dimension_of(unit)
-            except UnitError as exc:
-                reader.fail(f"{ppath}.unit", str(exc))
-            value, source = reader._value(item, ppath, None, dimension=dimension)
-            if value is not None:
-                params[name] = value
-                if name not in schema:
-                    dimensions[name] = dimension
-            provenance[name] = source
-        workload.parameters = params
-        workload.parameter_dimensions = dimensions
-        workload.provenance = {k: v for k, v in provenance.items() if k in params}
-        reader.validate(workload, path)
-        workload.save()
+        if not workload.is_reference:
+            reader.fail(f"{path}.slug", f"{slug!r} is the slug of a workspace's workload; choose another")
+        summary.stages += _load_workload(reader, entry, path, workload)
         summary.workloads += 1
-        names = []
-        for j, stage in enumerate(entry.get("stages", [])):
-            spath = f"{path}.stages[{j}]"
-            name = reader.text(stage, "name", spath)
-            names.append(name)
-            obj = WorkloadStage.objects.filter(workload=workload, name=name).first() or WorkloadStage(
-                workload=workload, name=name
-            )
-            obj.order = j
-            obj.provenance = {}
-            for fact in WorkloadStage.FACT_FIELDS:  # a fact the file no longer gives is gone, not kept from before
-                setattr(obj, fact, WorkloadStage._meta.get_field(fact).get_default())
+
+
+def _load_workload(reader: _Reader, entry: object, path: str, workload: Workload) -> int:
+    """Set ``workload`` from its catalogue ``entry`` (name, template, parameters, stages; the caller sets the slug
+    and the workspace), check every value and save it with its stages; returns how many stages it has."""
+    if not isinstance(entry, dict):
+        reader.fail(path, "expected an object")
+    workload.name = reader.text(entry, "name", path)
+    workload.template = reader.text(entry, "template", path)
+    if workload.template not in TEMPLATES:
+        reader.fail(f"{path}.template", f"unknown template {workload.template!r}; one of {', '.join(TEMPLATES)}")
+    workload.description = reader.text(entry, "description", path, required=False)
+    schema = {p.name: p for p in TEMPLATES[workload.template]}
+    params, provenance, dimensions = {}, {}, {}
+    raw_params = entry.get("parameters", {})
+    if not isinstance(raw_params, dict):
+        reader.fail(f"{path}.parameters", "expected an object")
+    for name, item in raw_params.items():
+        ppath = f"{path}.parameters.{name}"
+        unit = item.get("unit", "") if isinstance(item, dict) else ""
+        try:
+            dimension = schema[name].dimension if name in schema else dimension_of(unit)
+        except (UnitError, TypeError) as exc:
+            reader.fail(f"{ppath}.unit", str(exc))
+        value, source = reader._value(item, ppath, None, dimension=dimension)
+        if value is not None:
+            params[name] = value
+            if name not in schema:
+                dimensions[name] = dimension
+        provenance[name] = source
+    workload.parameters = params
+    workload.parameter_dimensions = dimensions
+    workload.provenance = {k: v for k, v in provenance.items() if k in params}
+    reader.validate(workload, path)
+    workload.save()
+    stages = entry.get("stages", [])
+    if not isinstance(stages, list):
+        reader.fail(f"{path}.stages", "expected a list of stages")
+    names = []
+    for j, stage in enumerate(stages):
+        spath = f"{path}.stages[{j}]"
+        if not isinstance(stage, dict):
+            reader.fail(spath, "expected an object with 'name' and 'facts'")
+        name = reader.text(stage, "name", spath)
+        if name in names:
+            reader.fail(f"{spath}.name", f"a second stage called {name!r}; stage names are unique in a workload")
+        names.append(name)
+        obj = WorkloadStage.objects.filter(workload=workload, name=name).first() or WorkloadStage(
+            workload=workload, name=name
+        )
+        obj.order = j
+        obj.provenance = {}
+        for fact in WorkloadStage.FACT_FIELDS:  # a fact the file no longer gives is gone, not kept from before
+            setattr(obj, fact, WorkloadStage._meta.get_field(fact).get_default())
+        obj.depends_on = []
+        reader.apply_facts(obj, stage.get("facts", {}), f"{spath}.facts")
+        if obj.depends_on is None:
             obj.depends_on = []
-            reader.apply_facts(obj, stage.get("facts", {}), f"{spath}.facts")
-            if obj.depends_on is None:
-                obj.depends_on = []
-            reader.validate(obj, spath)
-            obj.save()
-            summary.stages += 1
-        workload.stages.exclude(name__in=names).delete()
-        check_general_model(reader, entry, path)
+        reader.validate(obj, spath)
+        obj.save()
+    workload.stages.exclude(name__in=names).delete()
+    check_general_model(reader, entry, path)
+    return len(names)
+
+
+def load_workload(entry: object, workload: Workload) -> Workload:
+    """Check one workload given in the catalogue format (no slug: the caller sets it and the workspace) and save it
+    into ``workload`` with its stages: all or nothing.  The API uses this, so a user's workload passes the very
+    checks the reference catalogue and workload files do; a refusal is a :class:`CatalogueError` whose ``path``
+    (``$.stages[1].facts.cpu_seconds``) names the value."""
+    reader = _Reader.from_data("workload", entry)
+    with transaction.atomic():
+        _load_workload(reader, entry, "$", workload)
+    return workload
 
 
 def check_general_model(reader: _Reader, entry: dict, path: str) -> None:

@@ -23,7 +23,7 @@ from apps.workloads.models import Workload, WorkloadStage
 from apps.workloads.schemas import TEMPLATES
 from simulator.units import DIMENSIONS
 
-__all__ = ["SCHEMA_PATH", "MAX_FILE_BYTES", "read_file", "import_workloads", "workload_entry", "dump"]
+__all__ = ["SCHEMA_PATH", "MAX_FILE_BYTES", "read_file", "check_schema", "import_workloads", "workload_entry", "dump"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "schemas" / "workload.schema.json"
 #: largest workload file read (the reference catalogue's three workloads take 90 kB)
@@ -88,6 +88,12 @@ def _schema_check(name: str, data: Any) -> None:
         error = jsonschema.exceptions.best_match(error.context)
     message = error.message if len(error.message) <= 300 else error.message[:300] + "…"
     raise CatalogueError(name, _json_path(error.absolute_path), message)
+
+
+def check_schema(name: str, data: Any) -> None:
+    """Check ``data`` against the workload file's schema (a request's body too): a CatalogueError naming the
+    deepest JSON path in error."""
+    _schema_check(name, data)
 
 
 def import_workloads(path: Path) -> LoadSummary:

@@ -34,6 +34,11 @@ class Workload(CatalogueModel):
     parameter_dimensions = models.JSONField(
         default=dict, blank=True,
         help_text="parameter name → dimension ('bytes', 'time', ...) of a parameter its template does not declare")
+    workspace = models.ForeignKey(
+        "accounts.Workspace", null=True, blank=True, on_delete=models.CASCADE, related_name="workloads",
+        help_text="the workspace this workload belongs to; none: the shared, read-only reference catalogue")
+    copied_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="copies",
+                                    help_text="the workload this copy was made from")
 
     class Meta:
         ordering = ["name"]
@@ -43,6 +48,11 @@ class Workload(CatalogueModel):
 
     def get_absolute_url(self) -> str:
         return reverse("workloads:detail", args=[self.slug])
+
+    @property
+    def is_reference(self) -> bool:
+        """Part of the shared reference catalogue (not a workspace's own)."""
+        return self.workspace_id is None
 
     @property
     def FACT_FIELDS(self) -> tuple[str, ...]:  # noqa: N802 - same name as the class attribute it replaces

@@ -1,17 +1,18 @@
 """Catalogue pages for workloads and the reference observations."""
 
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 
 from apps.core.templatetags.skyplan import columns
-from apps.workloads.models import ReferenceObservation, Workload, WorkloadStage
+from apps.workloads.models import ReferenceObservation, WorkloadStage
+from apps.workloads.services import get_workload, visible_workloads
 
 
 def workload_list(request):
-    return render(request, "workloads/list.html", {"workloads": Workload.objects.prefetch_related("stages")})
+    return render(request, "workloads/list.html", {"workloads": visible_workloads(request.user).prefetch_related("stages")})
 
 
 def workload_detail(request, slug):
-    workload = get_object_or_404(Workload, slug=slug)
+    workload = get_workload(request.user, slug)
     stages = list(workload.stages.all())
     shown = [name for name in WorkloadStage.FACT_FIELDS  # only the facts some stage gives
              if any(getattr(s, name) not in (None, "", []) for s in stages)]

@@ -74,6 +74,10 @@ OWNED = {
     # token's is their personal one, where they edit), as on the platform's page
     "api:platform-detail": {"get": ("platform", "viewer", 200)},
     "api:platform-copy": {"post": ("platform", "viewer", 201)},
+    # a workspace's own workload: its members read and copy it, its editors change and delete it
+    "api:workload-detail": {"get": ("workload", "viewer", 200), "put": ("workload", "editor", 200),
+                            "patch": ("workload", "editor", 200), "delete": ("workload", "editor", 204)},
+    "api:workload-copy": {"post": ("workload", "viewer", 201)},
 }
 #: lists filtered to the user's workspaces (and shared objects): URL name -> the world's objects it lists
 LISTS = {
@@ -84,6 +88,7 @@ LISTS = {
     "api:benchmark-list": ("benchmark",),
     "api:report-list": ("report",),
     "api:platform-list": ("platform",),
+    "api:workload-list": ("workload",),
     "api:workspace-list": ("workspace",),  # the user's workspaces (their role there: test_workspace_header.py)
 }
 #: the lists' POST creates: URL name -> (the documented answer, the field a request naming another workspace's
@@ -104,7 +109,11 @@ SHARED = {
     "api:platform-detail": {"get": 200},
     "api:platform-copy": {"post": 201},
     "api:platform-list": {"get": 200},
+    "api:workload-copy": {"post": 201},
 }
+#: creating in the active workspace (a token's is the user's personal one, where they are admin) from a body that
+#: names no other object: URL name -> the documented answer
+OWN_CREATES = {"api:workload-list": 201}
 #: public: no credentials needed (URL name -> methods)
 PUBLIC = {"api:token": {"post"}, "api:schema": {"get"}, "api:docs": {"get"}, "api:redoc": {"get"}}
 
@@ -126,7 +135,7 @@ def _checked() -> dict[str, set[str]]:
             checked.setdefault(name, set()).update(methods)
     for name in LISTS:
         checked.setdefault(name, set()).add("get")
-    for name in CREATES:
+    for name in (*CREATES, *OWN_CREATES):
         checked.setdefault(name, set()).add("post")
     for name, methods in PUBLIC.items():
         checked.setdefault(name, set()).update(methods)
@@ -196,6 +205,7 @@ def _build() -> dict:
     from apps.scenarios.services import create_run, create_scenario, execute_replication, run_scenario
     from apps.workloads.catalogue import load_catalogue
     from apps.workloads.models import Workload
+    from apps.workloads.services import copy_workload
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     users = {name: get_user_model().objects.create_user(username=name, password=PASSWORD)
@@ -222,6 +232,9 @@ def _build() -> dict:
     platform = copy_platform(magnus, workspace, user=alice)
     platform.name = "Confidential Magnus of Alice"
     platform.save(update_fields=["name"])
+    own_workload = copy_workload(Workload.objects.get(slug="sdp-predict-p3"), workspace, user=alice)
+    own_workload.name = "Confidential pipeline of Alice"
+    own_workload.save(update_fields=["name"])
     benchmark = create_benchmark(platform=platform, kind="cpu", user=alice)
     BenchmarkRun.objects.filter(pk=benchmark.pk).update(
         status="succeeded", progress=1.0, started_at=timezone.now(), finished_at=timezone.now(),
@@ -237,9 +250,10 @@ def _build() -> dict:
     return {
         "users": as_role, "tokens": {role: Token.objects.create(user=u).key for role, u in as_role.items()},
         "workspace": workspace, "scenario": scenario, "run": run, "report": report, "benchmark": benchmark,
-        "job": job, "profile": profile, "platform": platform,
+        "job": job, "profile": profile, "platform": platform, "workload": own_workload,
         # what an outsider must never see: every name and id of Alice's objects
         "secrets": [workspace.name, scenario.name, run.label, platform.name, platform.slug, profile.name, job.filename,
+                    own_workload.name, own_workload.slug,
                     "confidential-host-of-alice", "confidential result", str(scenario.pk), str(run.pk),
                     str(report.pk), str(benchmark.pk), str(job.pk), *(str(r.pk) for r in scenario.runs())],
     }
@@ -267,9 +281,12 @@ def _state(world) -> dict:
     from apps.profiles.models import ProfileImport
     from apps.reports.models import Report
     from apps.scenarios.models import Scenario, SimulationRun
+    from apps.workloads.models import Workload
 
     return {
-        "counts": [m.objects.count() for m in (Scenario, SimulationRun, Report, BenchmarkRun, ProfileImport, Platform)],
+        "counts": [m.objects.count() for m in (Scenario, SimulationRun, Report, BenchmarkRun, ProfileImport, Platform,
+                                               Workload)],
+        "workload": list(Workload.objects.filter(pk=world["workload"].pk).values_list("name", "description")),
         "runs": sorted(SimulationRun.objects.values_list("id", "status")),
         "jobs": [type(world[k]).objects.filter(pk=world[k].pk).values_list("status").get()
                  for k in ("report", "benchmark", "job")],
@@ -284,15 +301,28 @@ KWARGS = {"scenario": "scenario_id", "run": "run_id", "benchmark": "run_id", "re
 
 
 def _url(name: str, world, which: str) -> str:
-    if which == "platform":
-        return reverse(name, kwargs={"slug": world["platform"].slug})
+    if which in ("platform", "workload"):
+        return reverse(name, kwargs={"slug": world[which].slug})
     return reverse(name, kwargs={KWARGS[which]: world[which].pk})
 
 
 def _call(client, method: str, url: str, data=None, fmt="json"):
     if method == "get":
         return client.get(url)
+    if method in ("put", "patch", "delete"):
+        return getattr(client, method)(url, data, format=fmt)
     return client.post(url, data, format=fmt) if data is not None else client.post(url)
+
+
+def _body(world, method: str):
+    """A valid body for a change of the world's workload: a new description (the whole workload for a PUT)."""
+    from apps.workloads.catalogue import workload_entry
+
+    if method == "patch":
+        return {"description": "changed"}
+    if method == "put":
+        return {**workload_entry(world["workload"]), "description": "changed"}
+    return None
 
 
 def _refused_with_401(response):
@@ -326,7 +356,7 @@ def test_the_matrix_of_roles_for_each_workspace_owned_endpoint(world, name, meth
     which, need, allowed = OWNED[name][method]
     url = _url(name, world, which)
     before = _state(world)
-    response = _call(_client(world, role), method, url)
+    response = _call(_client(world, role), method, url, _body(world, method))
     expected = _expected(role, need, allowed)
 
     assert response.status_code == expected, (role, response.status_code, response.content[:300])
@@ -340,15 +370,15 @@ def test_the_matrix_of_roles_for_each_workspace_owned_endpoint(world, name, meth
     if expected != allowed or method == "get":
         assert _state(world) == before, "a refused request (or a read) changed something"
     else:
-        _check_allowed_change(world, name, role, response)
+        _check_allowed_change(world, name, role, response, method)
 
 
-def _check_allowed_change(world, name, role, response):
+def _check_allowed_change(world, name, role, response, method="post"):
     """An editor's or admin's change did what the endpoint says (and a copy went to their own workspace)."""
     from apps.platforms.models import Platform
     from apps.scenarios.models import SimulationRun
 
-    body = response.json()
+    body = response.json() if response.content else None
     if name == "api:run-cancel":
         assert body["status"] == "cancelled"
         assert SimulationRun.objects.get(pk=world["run"].pk).status == "cancelled"
@@ -361,6 +391,17 @@ def _check_allowed_change(world, name, role, response):
         copy = Platform.objects.get(slug=body["slug"])
         assert copy.copied_from_id == world["platform"].pk
         assert copy.workspace == _personal(world, role), "a copy goes to the active workspace"
+    elif name == "api:workload-copy":
+        from apps.workloads.models import Workload
+
+        copy = Workload.objects.get(slug=body["slug"])
+        assert copy.copied_from_id == world["workload"].pk
+        assert copy.workspace == _personal(world, role), "a copy goes to the active workspace"
+    elif name == "api:workload-detail":
+        from apps.workloads.models import Workload
+
+        left = Workload.objects.filter(pk=world["workload"].pk)
+        assert (not left.exists()) if method == "delete" else left.get().description == "changed"
     elif name in ("api:report-cancel", "api:benchmark-cancel", "api:profile-import-cancel"):
         assert body["status"] == "succeeded", "a finished job is left as it is"
 
@@ -368,7 +409,7 @@ def _check_allowed_change(world, name, role, response):
 # --- the shared catalogue ----------------------------------------------------------------------------------------
 
 SHARED_OBJECTS = {"api:workload-detail": {"slug": "chiles-epoch1"}, "api:platform-detail": {"slug": "magnus"},
-                  "api:platform-copy": {"slug": "magnus"}}
+                  "api:platform-copy": {"slug": "magnus"}, "api:workload-copy": {"slug": "chiles-epoch1"}}
 SHARED_CASES = [(name, method, role) for name in sorted(SHARED) for method in sorted(SHARED[name]) for role in ROLES]
 
 
@@ -382,9 +423,31 @@ def test_the_shared_catalogue_is_the_same_for_every_signed_in_user(world, name, 
         _refused_with_401(response)
         return
     assert response.status_code == SHARED[name][method], (role, response.status_code, response.content[:300])
-    if name == "api:platform-copy":  # a token's active workspace is the user's personal one, where they are admin
-        copy = Platform.objects.get(slug=response.json()["slug"])
-        assert copy.workspace == _personal(world, role) and copy.copied_from.slug == "magnus"
+    if name in ("api:platform-copy", "api:workload-copy"):  # a token's active workspace: the personal one
+        from apps.workloads.models import Workload
+
+        model = Platform if name == "api:platform-copy" else Workload
+        copy = model.objects.get(slug=response.json()["slug"])
+        assert copy.workspace == _personal(world, role) and copy.copied_from.slug == SHARED_OBJECTS[name]["slug"]
+
+
+OWN_CREATE_CASES = [(name, role) for name in sorted(OWN_CREATES) for role in ROLES]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "role"), OWN_CREATE_CASES, ids=[" ".join(c) for c in OWN_CREATE_CASES])
+def test_creating_from_a_body_that_names_nothing_goes_to_the_users_own_workspace(world, name, role):
+    from apps.workloads.catalogue import workload_entry
+    from apps.workloads.models import Workload
+
+    body = {**workload_entry(world["workload"]), "name": "A new pipeline"}
+    response = _client(world, role).post(reverse(name), body, format="json")
+    if role == "anonymous":
+        _refused_with_401(response)
+        return
+    assert response.status_code == OWN_CREATES[name], (role, response.status_code, response.content[:300])
+    _no_secret(world, response)
+    assert Workload.objects.get(slug=response.json()["slug"]).workspace == _personal(world, role)
 
 
 # --- lists -------------------------------------------------------------------------------------------------------
@@ -394,7 +457,7 @@ LIST_CASES = [(name, role) for name in sorted(LISTS) for role in ROLES]
 
 def _ids(world, which) -> str:
     obj = world[which]
-    return obj.slug if which in ("platform", "workspace") else str(obj.pk)
+    return obj.slug if which in ("platform", "workspace", "workload") else str(obj.pk)
 
 
 @pytest.mark.django_db

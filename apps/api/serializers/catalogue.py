@@ -9,14 +9,14 @@ from rest_framework import serializers
 
 from apps.accounts.workspaces import workspaces_of
 from apps.core.fields import QuantityField
-from apps.core.provenance import describe_source
+from apps.core.provenance import SOURCE_KINDS, describe_source
 from apps.core.templatetags.skyplan import display_value
 from apps.platforms.models import NodeType, Platform, StorageTier
 from apps.platforms.services import reference_platforms, visible_platforms
 from apps.workloads.models import Workload, WorkloadStage
 from simulator.units import DIMENSIONS, format_quantity
 
-__all__ = ["SlugLookupField", "PlatformSlugField", "FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
+__all__ = ["WorkloadWriteSerializer", "SlugLookupField", "PlatformSlugField", "FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
            "WorkloadDetailSerializer", "facts_of"]
 
 
@@ -156,10 +156,28 @@ class StageSerializer(_WithFacts, serializers.ModelSerializer):
 
 class WorkloadSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:workload-detail", lookup_field="slug")
+    workspace = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True,
+        help_text="the workspace this workload belongs to; null: the shared, read-only reference catalogue")
+    copied_from = serializers.SerializerMethodField(
+        help_text="slug of the workload this one was copied from (null when none, or when it is not one you see)")
 
     class Meta:
         model = Workload
-        fields = ["slug", "name", "template", "description", "url"]
+        fields = ["slug", "name", "template", "description", "workspace", "copied_from", "url"]
+
+    def get_copied_from(self, obj) -> str | None:
+        origin = obj.copied_from
+        if origin is None:
+            return None
+        if origin.workspace_id is None:
+            return origin.slug
+        request = self.context.get("request")
+        if request is None:
+            return None
+        mine = self.context.setdefault("_workspace_ids", set(
+            workspaces_of(request.user).values_list("pk", flat=True)))
+        return origin.slug if origin.workspace_id in mine else None
 
 
 class WorkloadDetailSerializer(WorkloadSerializer):
@@ -180,3 +198,47 @@ class WorkloadDetailSerializer(WorkloadSerializer):
                                 "source_text": row["source_text"], "label": row["label"],
                                 "dimension": row["dimension"]}
         return out
+
+
+# --- writing a workload (the catalogue format: docs/catalogue-format.md) ----------------------------------------
+
+class SourceSerializer(serializers.Serializer):
+    """Where a value came from: ``kind`` and what that kind needs (apps/core/provenance.py)."""
+
+    kind = serializers.CharField(help_text=(
+        "one of " + ", ".join(SOURCE_KINDS) + ". paper: title, where (table/figure/section); url: url; measurement: host, date (YYYY-MM-DD); "
+        "assumption: reason; fitted: method (what it was fitted to); any kind: note"))
+    title = serializers.CharField(required=False)
+    where = serializers.CharField(required=False)
+    url = serializers.URLField(required=False)
+    host = serializers.CharField(required=False)
+    date = serializers.DateField(required=False)
+    reason = serializers.CharField(required=False)
+    method = serializers.CharField(required=False)
+    note = serializers.CharField(required=False)
+
+
+class ValueWithSourceSerializer(serializers.Serializer):
+    value = serializers.JSONField(help_text="a number (in `unit`), text, a list or null")
+    unit = serializers.CharField(required=False, allow_blank=True,
+                                 help_text="e.g. GB, MB/s, s, h, AUD/h; '' for counts and text")
+    source = SourceSerializer()
+
+
+class StageWriteSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=60)
+    facts = serializers.DictField(child=ValueWithSourceSerializer(), help_text=(
+        "per task: " + ", ".join(WorkloadStage.FACT_FIELDS) + " (depends_on: a list of earlier stage names)"))
+
+
+class WorkloadWriteSerializer(serializers.Serializer):
+    """A workload in the catalogue format; every value has a unit and a source.  Only documents the body: the
+    catalogue loader's checks (apps.workloads.catalogue.load_workload) decide."""
+
+    slug = serializers.SlugField(required=False, help_text="wanted slug (create only; a taken one gets -2, -3, …); "
+                                                           "default: from the name")
+    name = serializers.CharField(max_length=160)
+    template = serializers.ChoiceField(choices=Workload.Template.choices)
+    description = serializers.CharField(required=False, allow_blank=True)
+    parameters = serializers.DictField(child=ValueWithSourceSerializer(), required=False)
+    stages = StageWriteSerializer(many=True, required=False)

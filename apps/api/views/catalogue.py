@@ -1,20 +1,25 @@
 """The catalogue over HTTP: platforms and workloads with every value's provenance.  A user sees the reference
-catalogue and the platform copies of their workspaces, and copies a platform into the active workspace."""
+catalogue and the platforms and workloads of their workspaces, copies either into a workspace, and creates, changes
+and deletes a workspace's workloads (editors)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import status
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from apps.api.base import (
+    BAD_REQUEST,
     BAD_WORKSPACE,
     ERRORS,
     NO_WORKSPACE,
     NOT_FOUND,
+    UNSUPPORTED,
     WORKSPACE_PARAMETER,
     ApiView,
     ListApiView,
+    ListCreateApiView,
     RetrieveApiView,
     editable_workspace,
 )
@@ -23,12 +28,16 @@ from apps.api.serializers.catalogue import (
     PlatformSerializer,
     WorkloadDetailSerializer,
     WorkloadSerializer,
+    WorkloadWriteSerializer,
 )
 from apps.platforms import services
 from apps.platforms.models import Platform
+from apps.workloads import services as workload_services
 from apps.workloads.models import Workload
 
-__all__ = ["PlatformList", "PlatformDetail", "PlatformCopy", "WorkloadList", "WorkloadDetail"]
+__all__ = ["PlatformList", "PlatformDetail", "PlatformCopy", "WorkloadList", "WorkloadDetail", "WorkloadCopy"]
+
+_detail_serializer = inline_serializer("WorkloadInUse", {"detail": serializers.CharField()})
 
 
 @extend_schema_view(get=extend_schema(responses={200: PlatformSerializer(many=True), **ERRORS}))
@@ -77,16 +86,115 @@ class PlatformCopy(ApiView):
                         status=status.HTTP_201_CREATED)
 
 
-@extend_schema_view(get=extend_schema(responses={200: WorkloadSerializer(many=True), **ERRORS}))
-class WorkloadList(ListApiView):
+def _workloads():
+    return Workload.objects.select_related("workspace", "copied_from").prefetch_related("stages")
+
+
+def _invalid(exc: workload_services.InvalidWorkload) -> ValidationError:
+    """A refused workload as a 400 whose key is the path of the value in error (``stages[1].facts.cpu_seconds``)."""
+    return ValidationError({exc.path or "non_field_errors": [exc.message]})
+
+
+def _workload_body(request, workload: Workload, code: int = 200) -> Response:
+    fresh = _workloads().get(pk=workload.pk)
+    return Response(WorkloadDetailSerializer(fresh, context={"request": request}).data, status=code)
+
+
+_WORKLOAD_400 = {400: OpenApiResponse(BAD_REQUEST[400].response, description=(
+    "invalid workload: each key is the path of a value in error (`name`, `parameters.n_jobs.unit`, "
+    "`stages[1].facts.cpu_seconds.source`), its value the reasons; nothing was saved"))}
+
+
+class WorkloadList(ListCreateApiView):
+    """The reference catalogue and your workspaces' own workloads; create one in a workspace."""
+
     serializer_class = WorkloadSerializer
-    queryset = Workload.objects.all()
+    queryset = Workload.objects.none()
+
+    def get_queryset(self):
+        return workload_services.visible_workloads(self.request.user).select_related("workspace", "copied_from")
+
+    @extend_schema(responses={200: WorkloadSerializer(many=True), **ERRORS})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=WorkloadWriteSerializer, responses={
+        201: WorkloadDetailSerializer, **_WORKLOAD_400, **NO_WORKSPACE, **UNSUPPORTED, **ERRORS})
+    def post(self, request, *args, **kwargs):
+        """Create a workload in the workspace the X-Skyplan-Workspace header names, else your active workspace
+        (editor role needed there), from a body in the catalogue format: name, template, parameters and stages,
+        every value with its unit and source.  The slug comes from `slug` or the name (`-2`, `-3`, … when taken)."""
+        workspace = editable_workspace(request)
+        try:
+            workload = workload_services.create_workload(request.data, workspace, user=request.user)
+        except workload_services.InvalidWorkload as exc:
+            raise _invalid(exc) from None
+        return _workload_body(request, workload, status.HTTP_201_CREATED)
 
 
-@extend_schema_view(get=extend_schema(responses={200: WorkloadDetailSerializer, **NOT_FOUND, **ERRORS}))
 class WorkloadDetail(RetrieveApiView):
-    """A workload with its parameters and its stages' demands; each value with its source."""
+    """A workload with its parameters and its stages' demands; each value with its source.  Another workspace's
+    workload is not found; the reference catalogue is read-only (copy it to change it)."""
 
     serializer_class = WorkloadDetailSerializer
-    queryset = Workload.objects.prefetch_related("stages")
+    queryset = Workload.objects.none()
     lookup_field = "slug"
+
+    def get_queryset(self):
+        return workload_services.visible_workloads(self.request.user).select_related(
+            "workspace", "copied_from").prefetch_related("stages")
+
+    @extend_schema(responses={200: WorkloadDetailSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def _change(self, request, slug, partial: bool) -> Response:
+        workload = workload_services.editable_workload(request.user, slug)
+        try:
+            entry = workload_services.merge_entry(workload, request.data) if partial else request.data
+            workload_services.update_workload(workload, entry, user=request.user)
+        except workload_services.InvalidWorkload as exc:
+            raise _invalid(exc) from None
+        return _workload_body(request, workload)
+
+    @extend_schema(request=WorkloadWriteSerializer, responses={
+        200: WorkloadDetailSerializer, **_WORKLOAD_400, **NOT_FOUND, **UNSUPPORTED, **ERRORS})
+    def put(self, request, slug):
+        """Replace a workspace's workload (editor role): the whole body, as for creating it; stages not in the body
+        are removed.  All or nothing."""
+        return self._change(request, slug, partial=False)
+
+    @extend_schema(request=WorkloadWriteSerializer(partial=True), responses={
+        200: WorkloadDetailSerializer, **_WORKLOAD_400, **NOT_FOUND, **UNSUPPORTED, **ERRORS})
+    def patch(self, request, slug):
+        """Change part of a workspace's workload (editor role): `name`, `description` and `template` replace,
+        `parameters` merge by name (`null` removes one), `stages` replace the list.  All or nothing."""
+        return self._change(request, slug, partial=True)
+
+    @extend_schema(responses={204: None, 409: OpenApiResponse(_detail_serializer, description=(
+        "scenarios use the workload: delete them first")), **NOT_FOUND, **ERRORS})
+    def delete(self, request, slug):
+        """Delete a workspace's workload (editor role); refused while scenarios use it."""
+        workload = workload_services.editable_workload(request.user, slug)
+        try:
+            workload_services.delete_workload(workload, user=request.user)
+        except workload_services.WorkloadInUse as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class WorkloadCopy(ApiView):
+    """Copy a workload — parameters and stages, every value with its source — into the workspace the
+    X-Skyplan-Workspace header names, else your active workspace (editor role needed there), where its editors may
+    change it.  The copy is `<slug>-copy` (`-copy-2`, …) named "<name> (copy)"."""
+
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=None, responses={
+        201: WorkloadDetailSerializer,
+        **BAD_WORKSPACE,
+        404: OpenApiResponse(NOT_FOUND[404].response,
+                             description=f"no such workload, or {NO_WORKSPACE[404].description}"),
+        **ERRORS})
+    def post(self, request, slug):
+        workload = workload_services.get_workload(request.user, slug)
+        duplicate = workload_services.copy_workload(workload, editable_workspace(request), user=request.user)
+        return _workload_body(request, duplicate, status.HTTP_201_CREATED)

@@ -38,6 +38,7 @@ from apps.scenarios import services
 from apps.scenarios.models import Scenario, SimulationRun
 from apps.scoring import services as scoring_services
 from apps.workloads.models import Workload
+from apps.workloads.services import visible_workloads
 
 
 def _scenarios():
@@ -49,8 +50,9 @@ def _scenario(request, scenario_id, need=Role.VIEWER) -> Scenario:
     return get_or_404(_scenarios(), request.user, need=need, pk=scenario_id)
 
 
-def _workload(slug: str) -> Workload:
-    workload = Workload.objects.filter(slug=slug).first()
+def _workload(request, slug: str) -> Workload:
+    """The workload named, among those the user sees (another workspace's workload "does not exist")."""
+    workload = visible_workloads(request.user).filter(slug=slug).first()
     if workload is None:
         raise ValidationError({"workload": [f"workload {slug!r} does not exist"]})
     return workload
@@ -80,7 +82,7 @@ class ScenarioList(ListCreateApiView):
     def post(self, request):
         workspace = editable_workspace(request)
         d = parse_request(ScenarioCreate, request.data)
-        workload = _workload(d.workload)
+        workload = _workload(request, d.workload)
         platforms = _platforms(request, [(f"platforms[{i}].platform", e.platform) for i, e in enumerate(d.platforms)])
         try:
             scenario = services.create_scenario(
@@ -181,7 +183,7 @@ class RunList(ListCreateApiView):
     def post(self, request):
         workspace = editable_workspace(request)
         d = parse_request(RunCreate, request.data)
-        workload = _workload(d.workload)
+        workload = _workload(request, d.workload)
         platform = _platforms(request, [("platform", d.platform)])[0]
         try:
             run = services.create_run(platform=platform, workload=workload, options=d.options.to_data(), seed=d.seed,
