@@ -316,7 +316,7 @@ def _call(client, method: str, url: str, data=None, fmt="json"):
 
 def _body(world, method: str):
     """A valid body for a change of the world's workload: a new description (the whole workload for a PUT)."""
-    from apps.workloads.catalogue import workload_entry
+    from apps.workloads.files import workload_entry
 
     if method == "patch":
         return {"description": "changed"}
@@ -437,10 +437,10 @@ OWN_CREATE_CASES = [(name, role) for name in sorted(OWN_CREATES) for role in ROL
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "role"), OWN_CREATE_CASES, ids=[" ".join(c) for c in OWN_CREATE_CASES])
 def test_creating_from_a_body_that_names_nothing_goes_to_the_users_own_workspace(world, name, role):
-    from apps.workloads.catalogue import workload_entry
+    from apps.workloads.files import workload_entry
     from apps.workloads.models import Workload
 
-    body = {**workload_entry(world["workload"]), "name": "A new pipeline"}
+    body = {**workload_entry(world["workload"]), "name": "A new pipeline", "slug": "a-new-pipeline"}
     response = _client(world, role).post(reverse(name), body, format="json")
     if role == "anonymous":
         _refused_with_401(response)

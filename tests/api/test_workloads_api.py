@@ -93,12 +93,12 @@ def test_a_taken_slug_gets_the_next_free_one(created, api):
      "stages[2].facts.seq_write_bytes.source", "http"),
     (lambda b: b["parameters"]["n_jobs"].update(value=-3), "", "n_jobs: must be greater than zero"),
     (lambda b: b["stages"][0].update(name="download"), "stages[0]", "stage_in, compute, stage_out"),
-    (lambda b: b["stages"][1]["facts"]["depends_on"].update(value=["stage_out"]),
-     "stages[1].facts.depends_on", "no earlier stage called 'stage_out'"),
+    (lambda b: b["stages"][1]["facts"]["depends_on"].update(value=["stage_out"]), "stages",
+     "its dependencies form a cycle"),
     (lambda b: b["stages"][0]["facts"].update(id={"value": 1, "unit": "", "source": GUESS}),
-     "stages[0].facts.id", "unknown fact 'id'"),
-    (lambda b: b.update(template="spreadsheet"), "template", "unknown template"),
-    (lambda b: b.update(stages={"a": 1}), "stages", "expected a list"),
+     "stages[0].facts", "'id' was unexpected"),
+    (lambda b: b.update(template="spreadsheet"), "template", "'spreadsheet' is not one of"),
+    (lambda b: b.update(stages={"a": 1}), "stages", "is not of type 'array'"),
     (lambda b: b.update(name=""), "name", "non-empty"),
 ])
 def test_a_refused_workload_names_the_value_in_error_and_saves_nothing(api, user, change, key, words):

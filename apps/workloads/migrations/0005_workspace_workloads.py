@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0003_invitation'),
-        ('workloads', '0003_workload_parameter_dimensions'),
+        ('workloads', '0004_stage_general_model'),
     ]
 
     operations = [
