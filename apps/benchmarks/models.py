@@ -41,7 +41,7 @@ class BenchmarkRun(TaskJob):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} on {self.platform.slug}"
+        return f"{self.get_kind_display()} on {self.platform.name}"
 
     def get_absolute_url(self) -> str:
         return reverse("benchmarks:run", args=[self.id])

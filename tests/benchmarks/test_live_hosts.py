@@ -57,6 +57,7 @@ def test_a_request_for_a_platform_with_no_live_host_is_queued_with_a_warning(log
     assert "No live worker serves Quiet candidate host (queue bench.quiet-host)" in body
     assert body.count("stays queued until a worker starts") == 2  # the message, and the run's own warning
     assert "CPU seconds per kernel" in body and "{'" not in body  # parameters under their labels, not a dict
+    assert "<h1>CPU kernels on Quiet candidate host</h1>" in body  # the platform's name, not its slug
 
 
 def test_a_queued_run_whose_host_is_live_carries_no_warning(logged_in, candidate, unsent):

@@ -66,7 +66,10 @@ def site(live_server, django_user_model):
 
     cal = profiles.calibrate(profiles=[strace, pidstat], stage=stage, platform=Platform.objects.get(slug="magnus"),
                              user=user)
-    return {"url": live_server.url, "profile": strace, "calibration": cal}
+    from apps.benchmarks.services import create_benchmark
+
+    queued = create_benchmark(platform=Platform.objects.get(slug="pleiades"), kind="cpu", user=user)  # never sent
+    return {"url": live_server.url, "profile": strace, "calibration": cal, "benchmark": queued}
 
 
 def _pages(site) -> dict[str, tuple[str, str, str]]:
@@ -91,6 +94,8 @@ def _pages(site) -> dict[str, tuple[str, str, str]]:
         "criteria": ("/scoring/criteria/", "main table", "/scoring/"),
         "searches": ("/scoring/searches/", "main form", "/scoring/"),
         "benchmarks": ("/benchmarks/", "main form", "/benchmarks/"),
+        "benchmark": (site["benchmark"].get_absolute_url(), "#no-host", "/benchmarks/"),
+        "score": ("/scoring/workloads/chiles-epoch1/", "main h1", "/scoring/"),
         "workspaces": ("/accounts/workspaces/", "main h1", "/accounts/workspaces/"),
     }
 
