@@ -43,6 +43,7 @@ from simulator.model.specs import (
     WorkloadSpec,
 )
 from simulator.model.stages import as_general, default_placement, task_count
+from simulator.units import CURRENCIES, CURRENCY
 
 __all__ = [
     "CONTRACT_VERSION", "LIMITS", "Limits", "FieldError", "ContractError", "Placement", "BackgroundLoad", "RunOptions",
@@ -284,6 +285,16 @@ class ScenarioRequest(_Contract):
         5.0, description="TCO horizon (years)")
     epochs_per_year: Annotated[float, Field(ge=LIMITS.min_epochs_per_year, le=LIMITS.max_epochs_per_year)] = Field(
         1.0, description="how often the workload runs per year, for TCO")
+    currency: str = Field(CURRENCY, max_length=3, description=(
+        f"the currency the results and reports show money in ({', '.join(CURRENCIES)}); amounts are computed in "
+        f"{CURRENCY} and converted through the catalogue's exchange rate for it"))
+
+    @field_validator("currency")
+    @classmethod
+    def _known_currency(cls, value: str) -> str:
+        if value not in CURRENCIES:
+            raise ValueError(f"{value[:10]!r} is not a currency Skyplan knows: {', '.join(CURRENCIES)}")
+        return value
 
     @field_validator("platforms")
     @classmethod

@@ -4,6 +4,8 @@ is made of."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -11,7 +13,7 @@ from django.db import models
 from apps.core.provenance import describe_source, short_source, source_errors
 from simulator import units
 
-__all__ = ["CatalogueModel", "ExchangeRate", "exchange_rates", "WorkerHeartbeat", "JobStatus", "JOB_FINISHED", "Job", "TaskJob"]
+__all__ = ["CatalogueModel", "ExchangeRate", "exchange_rates", "MissingRate", "currency_section", "WorkerHeartbeat", "JobStatus", "JOB_FINISHED", "Job", "TaskJob"]
 
 
 class CatalogueModel(models.Model):
@@ -105,6 +107,26 @@ def exchange_rates() -> dict[str, units.ExchangeRate]:
     for row in ExchangeRate.objects.order_by("currency", "-date"):
         rates.setdefault(row.currency, row.as_fact())
     return rates
+
+
+class MissingRate(ValueError):
+    """The scenario's currency has no exchange rate in the catalogue (any more)."""
+
+
+def currency_section(code: str | None) -> dict[str, Any]:
+    """What the report says about its currency: code, base, the rate (base per unit), its date and source."""
+    code = code or units.CURRENCY
+    if code == units.CURRENCY:
+        return {"code": units.CURRENCY, "base": units.CURRENCY, "base_per_unit": 1.0, "date": None, "source": None,
+                "text": f"Amounts in {units.CURRENCY}, the catalogue's currency (no conversion)."}
+    rate = exchange_rates().get(code)
+    if rate is None:
+        raise MissingRate(f"the scenario shows money in {code} but the catalogue has no {code} exchange rate: add "
+                          f"one (rate, date, source) or change the scenario's currency")
+    return {"code": code, "base": units.CURRENCY, "base_per_unit": rate.base_per_unit, "date": rate.date,
+            "source": rate.source,
+            "text": f"Amounts in {code}, computed in {units.CURRENCY} and converted at {rate.describe()}; rate source: "
+                    f"{describe_source(rate.source)}"}
 
 
 class WorkerHeartbeat(models.Model):

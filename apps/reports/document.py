@@ -15,6 +15,7 @@ from django.utils import timezone
 from apps.core.fields import QuantityField
 from apps.core.provenance import describe_source, short_source
 from apps.platforms.models import NodeType, Platform, StorageTier
+from apps.reports.currency import MissingRate, currency_section
 from apps.scenarios import charts, summary
 from apps.scenarios.adapters import stage_frame
 from apps.scenarios.models import Scenario, Status
@@ -66,6 +67,7 @@ def build_document(scenario: Scenario) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "generated_at": timezone.now().isoformat(timespec="seconds"),
         "scenario": _scenario_part(scenario, entries),
+        "currency": _currency(scenario),
         "recommendation": _recommendation(report, ranking, answer),
         "ranking": ranking,
         "excluded": [{"platform": s["platform"], "name": s["name"], "status": s["status"], "reason": s["error"]}
@@ -89,13 +91,20 @@ def build_document(scenario: Scenario) -> dict[str, Any]:
     }
 
 
+def _currency(scenario: Scenario) -> dict[str, Any]:
+    try:
+        return currency_section(scenario.currency)
+    except MissingRate as exc:
+        raise ReportNotReady(str(exc)) from None
+
+
 def _scenario_part(scenario: Scenario, entries) -> dict[str, Any]:
     return {
         "id": str(scenario.pk), "name": scenario.name,
         "workload": {"slug": scenario.workload.slug, "name": scenario.workload.name},
         "workload_overrides": scenario.workload_overrides or {},
         "replications": scenario.replications, "seed": scenario.seed,
-        "tco_years": scenario.tco_years, "epochs_per_year": scenario.epochs_per_year,
+        "tco_years": scenario.tco_years, "epochs_per_year": scenario.epochs_per_year, "currency": scenario.currency,
         "what_if_of": str(scenario.parent_id) if scenario.parent_id else None, "change": scenario.change,
         "platforms": [{"platform": e.platform.slug, "name": e.platform.name, "kind": e.platform.kind,
                        "options": e.options or {}, "overrides": e.platform_overrides or {},

@@ -21,6 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.template.loader import render_to_string
 
+from apps.reports.currency import in_currency
 from apps.reports.tables import Table, report_tables, safe_cell
 from apps.scenarios.summary import METHOD_LABELS, validation_label
 
@@ -59,7 +60,7 @@ def render_csv(doc: dict) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("recommendation.txt", _summary_text(doc))
-        for table in report_tables(doc):
+        for table in report_tables(in_currency(doc)):
             archive.writestr(f"{table.name}.csv", _csv_bytes(table))
     return buffer.getvalue()
 
@@ -67,7 +68,8 @@ def render_csv(doc: dict) -> bytes:
 def _summary_text(doc: dict) -> str:
     s = doc["scenario"]
     return (f"Skyplan report of scenario {s['name']} ({s['id']}), schema {doc['schema_version']}, "
-            f"generated {doc['generated_at']}\r\n\r\nRecommendation: {doc['recommendation']['text']}\r\n")
+            f"generated {doc['generated_at']}\r\n{doc['currency']['text']}\r\n\r\nRecommendation: "
+            f"{doc['recommendation']['text']}\r\n")
 
 
 def render_xlsx(doc: dict) -> bytes:
@@ -81,13 +83,14 @@ def render_xlsx(doc: dict) -> bytes:
     s = doc["scenario"]
     for row in [("Scenario", s["name"]), ("Scenario id", s["id"]), ("Workload", s["workload"]["name"]),
                 ("Generated", doc["generated_at"]), ("Schema version", doc["schema_version"]),
+                ("Currency", doc["currency"]["text"]),
                 ("Recommendation", doc["recommendation"]["name"]), ("Why", doc["recommendation"]["text"])]:
         _append(summary, row)
     summary.column_dimensions["A"].width = 18
     summary.column_dimensions["B"].width = 120
     for cell in summary["B"]:
         cell.alignment = Alignment(wrap_text=True, vertical="top")
-    for table in report_tables(doc):
+    for table in report_tables(in_currency(doc)):
         sheet = book.create_sheet(table.name[:31])
         _append(sheet, table.columns)
         for cell in sheet[1]:
@@ -125,7 +128,9 @@ def _report_css() -> str:
 
 def render_html(doc: dict, *, for_print: bool = False) -> bytes:
     """The report as one HTML file with its CSS, plotly.js and figures inside (opens offline)."""
-    context = {"doc": doc, "css": _report_css(), "plotly_js": _plotly_js(), "for_print": for_print,
+    doc = in_currency(doc)
+    context = {"doc": doc, "currency": doc["currency"]["code"], "css": _report_css(), "plotly_js": _plotly_js(),
+               "for_print": for_print,
                "names": {r["platform"]: r["name"] for r in doc["ranking"]},
                "figures": doc.get("figures", {}), "figure_titles": FIGURE_TITLES, **_html_rows(doc)}
     return render_to_string("reports/report.html", context).encode()
@@ -141,7 +146,7 @@ def _html_rows(doc: dict) -> dict[str, Any]:
         counts[i["source_kind"]] = counts.get(i["source_kind"], 0) + 1
     years = max((len(p["years"]) for p in doc["tco"]["platforms"]), default=0)
     return {
-        "ranking_rows": [_ranking_row(r) for r in doc["ranking"]],
+        "ranking_rows": [_ranking_row(r, doc["currency"]["code"]) for r in doc["ranking"]],
         "rank_matrix": [{"label": c["label"], "weight": c["weight"],
                          "cells": [explanations.get((c["key"], slug), "—") for slug in order]}
                         for c in doc["criteria"]],
@@ -182,7 +187,7 @@ FIGURE_TITLES: dict[str, str] = {
     "gantt": "Timeline per platform (median replication)",
     "utilisation": "Bandwidth in use over time",
     "makespan": "Makespan over the Monte Carlo replications (hours)",
-    "cost": "Cost over the Monte Carlo replications (AUD)",
+    "cost": "Cost over the Monte Carlo replications (AUD, whatever the report's currency)",
 }
 
 
@@ -190,12 +195,15 @@ def _hours(seconds) -> str:
     return "—" if seconds is None else f"{seconds / 3600:,.1f} h"
 
 
-def _aud(value) -> str:
-    return "—" if value is None else f"AUD {value:,.0f}" if abs(value) >= 100 else f"AUD {value:,.2f}"
+def _money(value, code: str = "AUD") -> str:
+    return "—" if value is None else f"{code} {value:,.0f}" if abs(value) >= 100 else f"{code} {value:,.2f}"
 
 
-def _ranking_row(r: dict) -> dict[str, Any]:
-    """One ranked platform with its outcomes as short text (hours, AUD)."""
+def _ranking_row(r: dict, code: str = "AUD") -> dict[str, Any]:
+    """One ranked platform with its outcomes as short text (hours, money in the report's currency)."""
+    def _aud(value):
+        return _money(value, code)
+
     return {
         "position": r["position"], "name": r["name"], "score": r["score"],
         "makespan": _hours(r["makespan_p50_s"]),

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.core.provenance import describe_source
+
 __all__ = ["Table", "report_tables", "safe_cell", "FORMULA_PREFIXES"]
 
 #: a text cell starting with one of these is a formula (or DDE) to Excel, LibreOffice and Google Sheets
@@ -48,14 +50,21 @@ def safe_cell(value: Any) -> Any:
 
 
 def report_tables(doc: dict) -> list[Table]:
-    """Every table of the report, in the order the report presents them."""
+    """Every table of the report, in the order the report presents them (amounts as the document holds them: pass
+    :func:`apps.reports.currency.in_currency` of it for the reader's currency)."""
     names = {r["platform"]: r["name"] for r in doc["ranking"]}
+    cur = doc["currency"]["code"]
     criteria = {c["key"]: c for c in doc["criteria"]}
+    rate = doc["currency"]
     tables = [
+        Table("currency", "Currency of the amounts", ["currency", "base currency", "base per unit", "rate date",
+                                                      "rate source", "note"],
+              [[cur, rate["base"], rate["base_per_unit"], rate["date"], describe_source(rate["source"])
+                if rate["source"] else "", rate["text"]]]),
         Table("ranking", "Ranked platforms", [
             "position", "platform", "name", "kind", f"score ({doc['recommendation']['method']})",
-            "makespan P10 (h)", "makespan P50 (h)", "makespan P90 (h)", "cost P10 (AUD)", "cost P50 (AUD)",
-            "cost P90 (AUD)", "queue wait (h)", "TCO total (AUD)", "P(first), any weights", "P(first), near weights",
+            "makespan P10 (h)", "makespan P50 (h)", "makespan P90 (h)", f"cost P10 ({cur})", f"cost P50 ({cur})",
+            f"cost P90 ({cur})", "queue wait (h)", f"TCO total ({cur})", "P(first), any weights", "P(first), near weights",
         ], [[r["position"], r["platform"], r["name"], r["kind"], r["score"], _h(r["makespan_p10_s"]),
              _h(r["makespan_p50_s"]), _h(r["makespan_p90_s"]), r["cost_p10_aud"], r["cost_p50_aud"],
              r["cost_p90_aud"], _h(r["queue_wait_s"]), r["tco_total_aud"], r["p_first"], r["p_first_near"]]
@@ -76,10 +85,10 @@ def report_tables(doc: dict) -> list[Table]:
               [[f["criterion"], f["from_weight"], f["to_weight"], f["change"], f["new_winner"]]
                for f in doc["robustness"].get("flips", [])]),
         Table("costs", "Cost breakdown of the median replication",
-              ["platform", "category", "item", "quantity", "unit", "rate (AUD)", "cost (AUD)", "note"],
+              ["platform", "category", "item", "quantity", "unit", f"rate ({cur})", f"cost ({cur})", "note"],
               [[c["platform"], c["category"], c["item"], c["quantity"], c["unit"], c["rate_aud"], c["aud"], c["note"]]
                for c in doc["costs"]]),
-        Table("tco", "Total cost of ownership per year", ["platform", "year", "cost (AUD)", "cumulative (AUD)"],
+        Table("tco", "Total cost of ownership per year", ["platform", "year", f"cost ({cur})", f"cumulative ({cur})"],
               [[p["platform"], y["year"], y["total_aud"], y["cumulative_aud"]]
                for p in doc["tco"]["platforms"] for y in p["years"]]),
         Table("timeline", "Timeline of the median replication", [

@@ -7,6 +7,7 @@ import re
 from django import forms
 from django.forms.utils import ErrorDict
 
+from apps.core.models import exchange_rates
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
 from apps.scenarios.adapters import apply_platform_overrides, default_stage_placements, platform_dict, workload_dict
@@ -16,7 +17,7 @@ from apps.workloads.services import visible_workloads
 from simulator.contract import LIMITS, ContractError, FieldError, RunOptions
 from simulator.errors import join_path
 from simulator.model.specs import POLICIES, PRICING_MODELS
-from simulator.units import UnitError, format_quantity, parse_quantity
+from simulator.units import CURRENCY, UnitError, format_quantity, parse_quantity
 
 #: the run options a user sets by choosing (a blank choice keeps the simulator's default for the platform)
 TRI_STATE = [("", "simulator default"), ("yes", "yes"), ("no", "no")]
@@ -101,6 +102,14 @@ class ScenarioForm(forms.Form):
                                  help_text="For the total cost of ownership comparison")
     epochs_per_year = forms.FloatField(min_value=LIMITS.min_epochs_per_year, max_value=LIMITS.max_epochs_per_year,
                                        initial=1, help_text="How often the workload runs per year, for TCO")
+    currency = forms.ChoiceField(initial=CURRENCY, required=False, help_text="Results and reports show money in it (computed in AUD, "
+                                                             "converted at the catalogue's exchange rate)")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        rates = exchange_rates()
+        self.fields["currency"].choices = [(CURRENCY, CURRENCY)] + [
+            (code, f"{code} ({rate.describe()})") for code, rate in sorted(rates.items())]
 
 
 class WorkloadParametersForm(forms.Form):
@@ -291,7 +300,7 @@ class ScenarioBuilder:
             return {"workload": workload.slug, "name": f"{workload.name} compared"}, {}, {}
         initial = {"workload": workload.slug, "name": f"{source.name} (edited)"[:200],
                    "replications": source.replications, "seed": source.seed, "tco_years": source.tco_years,
-                   "epochs_per_year": source.epochs_per_year}
+                   "epochs_per_year": source.epochs_per_year, "currency": source.currency}
         platforms = {e.platform.slug: (e.options, e.platform_overrides)
                      for e in source.entries.select_related("platform")}
         return initial, dict(source.workload_overrides or {}), platforms
@@ -318,6 +327,7 @@ class ScenarioBuilder:
                 name=data["name"], workload=data["workload"], workload_overrides=self.parameters.overrides,
                 entries=[(f.platform, f.options, f.overrides) for f in chosen], replications=data["replications"],
                 seed=data["seed"], tco_years=data["tco_years"], epochs_per_year=data["epochs_per_year"], user=user,
+                currency=data.get("currency") or CURRENCY,
                 parent=parent, change="edited in the builder" if parent else "", workspace=workspace,
             )
         except InvalidScenario as exc:

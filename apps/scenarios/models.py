@@ -14,7 +14,7 @@ from django.db import models
 from django.db.models import Avg
 from django.urls import reverse
 
-from apps.core.models import JOB_FINISHED, Job, JobStatus, TaskJob
+from apps.core.models import JOB_FINISHED, Job, JobStatus, MissingRate, TaskJob, currency_section
 
 __all__ = ["SimulationRun", "Replication", "Scenario", "ScenarioPlatform"]
 
@@ -95,6 +95,9 @@ class Scenario(models.Model):
     seed = models.BigIntegerField(default=0)
     tco_years = models.FloatField(default=5.0, help_text="horizon of the total cost of ownership (years)")
     epochs_per_year = models.FloatField(default=1.0, help_text="how often the workload runs per year, for TCO")
+    currency = models.CharField(max_length=3, default="AUD",
+                                help_text="the currency results and reports show money in (computed in AUD, converted "
+                                          "through the catalogue's exchange rate)")
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="what_ifs")
     change = models.CharField(max_length=300, blank=True, help_text="what this what-if changed from its parent")
     results_cache = models.JSONField(null=True, blank=True, editable=False)
@@ -108,6 +111,13 @@ class Scenario(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("scenarios:scenario", args=[self.id])
+
+    def currency_text(self) -> str:
+        """The currency its reports show money in, with the rate, date and source (or why there is none)."""
+        try:
+            return currency_section(self.currency)["text"]
+        except MissingRate as exc:
+            return str(exc)
 
     def runs(self) -> list[SimulationRun]:
         return [e.run for e in self.entries.all() if e.run is not None]

@@ -26,6 +26,7 @@ from django.utils import timezone
 from apps.accounts.workspaces import workspace_for
 from apps.core.jobs import PROGRESS_INTERVAL_S, JobCancelled, PartJobs, dispatch_together
 from apps.core.jobs import cancel as cancel_job
+from apps.core.models import exchange_rates
 from apps.platforms.services import reference_platforms
 from apps.scenarios import describe, summary
 from apps.scenarios.adapters import (
@@ -48,6 +49,7 @@ from simulator.contract import (
     parse,
 )
 from simulator.model.simulate import replication_seed, simulate, summarise
+from simulator.units import CURRENCY
 
 __all__ = [
     "InvalidScenario", "run_inputs", "check_workload_workspace", "create_run", "dispatch_run", "execute_replication", "cancel_run",
@@ -390,7 +392,8 @@ PAPER_WORKLOAD = "chiles-epoch1"
 
 
 def create_scenario(*, name, workload, entries, workload_overrides=None, replications=5, seed=0, tco_years=5.0,
-                    epochs_per_year=1.0, user=None, parent=None, change="", workspace=None) -> Scenario:
+                    epochs_per_year=1.0, user=None, parent=None, change="", workspace=None,
+                    currency=CURRENCY) -> Scenario:
     """Check every platform's inputs build a simulator scenario, then save the scenario (not yet run).
 
     ``entries`` is a list of ``(platform, options, platform_overrides)``.  Raises
@@ -401,7 +404,11 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
             "platforms": [{"platform": p.slug, "options": o or {}, "platform_overrides": ov or {}}
                           for p, o, ov in entries],
             "replications": replications, "seed": seed, "tco_years": tco_years, "epochs_per_year": epochs_per_year,
+            "currency": currency,
         })
+        if currency != CURRENCY and currency not in exchange_rates():
+            raise ContractError.at("currency", f"the catalogue has no {currency} exchange rate: choose "
+                                               f"{', '.join([CURRENCY, *sorted(exchange_rates())])}")
         if workload_overrides:
             apply_workload_overrides(workload_dict(workload), workload_overrides)
     except ContractError as exc:
@@ -421,7 +428,7 @@ def create_scenario(*, name, workload, entries, workload_overrides=None, replica
         scenario = Scenario.objects.create(
             name=name, workload=workload, workload_overrides=workload_overrides or {}, replications=replications,
             seed=seed, tco_years=tco_years, epochs_per_year=epochs_per_year, created_by=user, parent=parent,
-            change=change, workspace=workspace,
+            change=change, workspace=workspace, currency=currency,
         )
         ScenarioPlatform.objects.bulk_create(
             ScenarioPlatform(scenario=scenario, platform=platform, position=i, options=options or {},
@@ -621,6 +628,7 @@ def what_if(scenario: Scenario, *, change: str, user=None, workload_overrides=No
         name=f"{scenario.name} — what if: {change}"[:200], workload=scenario.workload, entries=entries,
         workload_overrides=overrides, replications=scenario.replications, seed=scenario.seed,
         tco_years=scenario.tco_years, epochs_per_year=scenario.epochs_per_year, user=user, parent=scenario,
+        currency=scenario.currency,
         change=change[:300], workspace=scenario.workspace,
     )
 

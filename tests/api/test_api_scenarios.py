@@ -42,6 +42,14 @@ def test_a_scenario_is_created_as_a_draft(api, catalogue):
     assert api.get(f"/api/v1/scenarios/{body['id']}/").json() == body
 
 
+def test_a_scenario_in_us_dollars_is_created_with_its_currency(api, catalogue):
+    response = api.post("/api/v1/scenarios/", _scenario(currency="USD"), format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["currency"] == "USD"
+    assert Scenario.objects.get().currency == "USD"
+    assert api.post("/api/v1/scenarios/", _scenario(), format="json").json()["currency"] == "AUD"
+
+
 @pytest.mark.parametrize(("changes", "field", "words"), [
     ({"platforms": [{"platform": "magnus"}]}, "platforms", "choose at least 2 platforms"),
     ({"platforms": [{"platform": "magnus"}, {"platform": "magnus"}]}, "platforms", "once"),
@@ -64,6 +72,8 @@ def test_a_scenario_is_created_as_a_draft(api, catalogue):
     ({"name": ""}, "name", "at least 1 character"),
     ({"seed": 1.5}, "seed", "valid integer"),
     ({"colour": "red"}, "colour", "unknown field"),
+    ({"currency": "EUR"}, "currency", "the catalogue has no EUR exchange rate: choose AUD, USD"),
+    ({"currency": "DOUBLOONS"}, "currency", "at most 3 characters"),
 ])
 def test_invalid_scenarios_are_400_naming_the_field(api, catalogue, changes, field, words):
     response = api.post("/api/v1/scenarios/", _scenario(**changes), format="json")

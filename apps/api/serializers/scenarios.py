@@ -69,7 +69,7 @@ class ScenarioSerializer(serializers.ModelSerializer):
     class Meta:
         model = Scenario
         fields = ["id", "url", "name", "workspace", "workload", "workload_overrides", "replications", "seed", "tco_years",
-                  "epochs_per_year", "status", "platforms", "parent", "change", "created_at"]
+                  "epochs_per_year", "currency", "status", "platforms", "parent", "change", "created_at"]
 
 
 class PlatformStatusSerializer(serializers.Serializer):

@@ -91,6 +91,7 @@ class ScenarioList(ListCreateApiView):
                          for i, e in enumerate(d.platforms)],
                 workload_overrides=dict(d.workload_overrides), replications=d.replications, seed=d.seed,
                 tco_years=d.tco_years, epochs_per_year=d.epochs_per_year, user=request.user, workspace=workspace,
+                currency=d.currency,
             )
             if d.run:
                 services.run_scenario(scenario, user=request.user)

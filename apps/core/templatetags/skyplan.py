@@ -92,30 +92,31 @@ def hours(seconds) -> str:
 
 
 @register.filter
-def aud(value) -> str:
-    """An amount of Australian dollars, as the paper reports them."""
+def aud(value, code="AUD") -> str:
+    """An amount of Australian dollars, as the paper reports them (or of ``code`` once converted)."""
     if value is None or value == "":
         return "—"
-    return f"AUD {float(value):,.2f}"
+    return f"{code} {float(value):,.2f}"
 
 
 @register.filter
-def money(value) -> str:
-    """AUD with the precision a decision needs: whole dollars from AUD 10 up ("AUD 133,000"), cents below."""
+def money(value, code="AUD") -> str:
+    """AUD (or ``code`` once converted) with the precision a decision needs: whole units from 10 up ("AUD 133,000"),
+    cents below."""
     if value is None or value == "":
         return "—"
     value = float(value)
     if value == 0:
-        return "AUD 0"
-    return f"AUD {value:,.0f}" if abs(value) >= 10 else f"AUD {value:,.2f}"
+        return f"{code} 0"
+    return f"{code} {value:,.0f}" if abs(value) >= 10 else f"{code} {value:,.2f}"
 
 
 @register.filter
-def money_or_dash(value) -> str:
+def money_or_dash(value, code="AUD") -> str:
     """Like :func:`money`, with a dash for nothing (a table of mostly-zero costs reads faster)."""
     if value is None or value == "" or float(value) == 0:
         return "–"
-    return money(value)
+    return money(value, code)
 
 
 @register.filter
