@@ -344,6 +344,10 @@ class SearchDimensions(_Contract):
     storage_in: _values(ResourceName) = None
     storage_out: _values(ResourceName) = None
     launch_interval_s: _values(LaunchInterval) = None
+    slots_per_node: _values(SlotCount) = None
+    submission: _values(Submission) = None
+    stage_in: _values(bool) = None
+    stage_out: _values(bool) = None
 
 
 class SearchSpace(_Contract):

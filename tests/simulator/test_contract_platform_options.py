@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.contract import ContractError, RunOptions, ScenarioRequest, scenario_spec
+from simulator.contract import ContractError, RunOptions, ScenarioRequest, SearchSpace, scenario_spec
 from simulator.model.catalogue import load_catalogue
 from simulator.model.specs import StageSpec, WorkloadSpec
 
@@ -106,3 +106,12 @@ def test_several_slots_for_chiles_are_refused(platforms):
         scenario_spec(RunOptions.from_json({"placements": [{"stage": "invert", "slots_per_node": 4}]}),
                       platforms["magnus"], chiles)
     assert _paths(refused) == ["options.placements[0].slots_per_node"]
+
+
+def test_a_search_may_vary_slots_submission_and_staging():
+    space = SearchSpace.from_json({"stages": {"job": {"slots_per_node": [1, 24], "stage_in": [True, False],
+                                                      "submission": ["allocation", "job_per_task"]}}})
+    assert space.configurations() == 8
+    with pytest.raises(ContractError) as refused:
+        SearchSpace.from_json({"stages": {"job": {"slots_per_node": [0], "submission": ["array"]}}})
+    assert sorted(_paths(refused)) == ["stages.job.slots_per_node[0]", "stages.job.submission[0]"]
