@@ -1,5 +1,5 @@
 """Every page a user reaches from the navigation, in headless Chromium at 1400 and 400 px: nothing wider than the
-window (the page, and each table and form), the page's answer or primary action above the fold, no console error,
+window (the page, and each table and form), no text overlapping other text, the page's answer or primary action above the fold, no console error,
 no raw Python data on screen, the navigation saying where the user is, and every page reachable from it."""
 
 from __future__ import annotations
@@ -7,6 +7,8 @@ from __future__ import annotations
 from urllib.parse import quote, urlsplit
 
 import pytest
+
+from tests.ui.test_results_pages import OVERLAPS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -137,6 +139,7 @@ def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_c
                 top = page.evaluate(TOP, primary)
                 if top is None or top > FOLD_PX:
                     problems.append(f"{where}: {primary} starts at {top} px, below the {FOLD_PX} px fold")
+                problems += [f"{where}: overlapping text {pair}" for pair in page.evaluate(OVERLAPS)]
                 if errors:
                     problems.append(f"{where}: console errors {errors}")
                 text = page.inner_text("main")
