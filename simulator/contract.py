@@ -556,10 +556,17 @@ def estimate(spec: ScenarioSpec) -> Estimate:
             counts = [1 for _ in g.stages]  # the build names the bad count
         tasks = float(sum(max(1, c) for c in counts)) + len(g.stages)
         phases_per_task = 2.0  # overhead, then CPU and I/O together
+        # staging copies in and out, and a job's dispatch, are phases of their own
+        extra = max((int(p.stage_in) + int(p.stage_out) + int((p.submission or spec.platform.scheduler.submission)
+                                                               == "job_per_task") for p in spec.placements), default=0)
+        memory_scale = (phases_per_task + extra) / phases_per_task
+        phases_per_task += extra
     tasks = math.ceil(tasks) if math.isfinite(tasks) else math.inf
+    per_task = BYTES_PER_TASK.get(w.template, max(BYTES_PER_TASK.values()))
+    if w.template != "chiles":
+        per_task *= memory_scale
     return Estimate(tasks=tasks, events=math.ceil(tasks * (phases_per_task + 1) * EVENTS_PER_PHASE)
-                    if math.isfinite(tasks) else math.inf,
-                    memory_bytes=tasks * BYTES_PER_TASK.get(w.template, max(BYTES_PER_TASK.values())))
+                    if math.isfinite(tasks) else math.inf, memory_bytes=tasks * per_task)
 
 
 def _blame(spec: ScenarioSpec, overrides: Mapping[str, float], at: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.contract import ContractError, RunOptions, ScenarioRequest, SearchSpace, scenario_spec
+from simulator.contract import ContractError, RunOptions, ScenarioRequest, SearchSpace, estimate, scenario_spec
 from simulator.model.catalogue import load_catalogue
 from simulator.model.specs import StageSpec, WorkloadSpec
 
@@ -115,3 +115,13 @@ def test_a_search_may_vary_slots_submission_and_staging():
     with pytest.raises(ContractError) as refused:
         SearchSpace.from_json({"stages": {"job": {"slots_per_node": [0], "submission": ["array"]}}})
     assert sorted(_paths(refused)) == ["stages.job.slots_per_node[0]", "stages.job.submission[0]"]
+
+
+def test_the_admission_estimate_counts_staging_phases(platforms):
+    # 4 jobs + 1 stage = 5 tasks; a task is 2 phases, 4 when staged in and out: events 5 x (4 + 1) x 2 = 50 and
+    # twice the memory of an unstaged task
+    plain = estimate(_spec(platforms, "aws-sydney", {"placements": [{"stage": "job"}]}))
+    staged = estimate(_spec(platforms, "aws-sydney", {"placements": [
+        {"stage": "job", "storage_in": "S3 Reduced Redundancy", "stage_in": True, "stage_out": True}]}))
+    assert (plain.tasks, plain.events, staged.tasks, staged.events) == (5, 30, 5, 50)
+    assert staged.memory_bytes == 2 * plain.memory_bytes
