@@ -23,7 +23,8 @@ from apps.workloads.models import Workload, WorkloadStage
 from apps.workloads.schemas import TEMPLATES
 from simulator.units import DIMENSIONS
 
-__all__ = ["SCHEMA_PATH", "MAX_FILE_BYTES", "read_file", "check_schema", "import_workloads", "workload_entry", "dump"]
+__all__ = ["SCHEMA_PATH", "MAX_FILE_BYTES", "read_file", "check_schema", "import_workloads", "file_entries",
+           "workload_entry", "dump"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "schemas" / "workload.schema.json"
 #: largest workload file read (the reference catalogue's three workloads take 90 kB)
@@ -100,15 +101,23 @@ def import_workloads(path: Path) -> LoadSummary:
     """Check the workload file at ``path`` and load its workloads into the reference catalogue (a workload with
     the same slug is replaced): all or nothing."""
     path = Path(path)
-    data = read_file(path)
-    _schema_check(path.name, data)
-    if isinstance(data, dict) and "workloads" not in data:
-        data = {"workloads": [data]}
+    data = {"workloads": [entry for _, entry in file_entries(path)]}
     reader = _Reader.from_data(path.name, data)
     summary = LoadSummary()
     with transaction.atomic():
         _load_workloads(reader, summary)
     return summary
+
+
+def file_entries(path: Path) -> list[tuple[str, Any]]:
+    """The workloads of the workload file at ``path``, checked against the schema, each with its JSON path in the
+    file (``$`` for a file of one workload, ``$.workloads[1]`` in a list)."""
+    path = Path(path)
+    data = read_file(path)
+    _schema_check(path.name, data)
+    if isinstance(data, dict) and "workloads" in data:
+        return [(f"$.workloads[{i}]", entry) for i, entry in enumerate(data["workloads"])]
+    return [("$", data)]
 
 
 def _fact(value: Any, source: dict | None, dimension: str | None) -> dict:

@@ -9,6 +9,7 @@ workload meets the rules the reference catalogue does, every value with its unit
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
@@ -17,12 +18,12 @@ from django.utils.text import slugify
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, get_or_404, require_role, visible
 from apps.workloads.catalogue import CatalogueError, load_workload
-from apps.workloads.files import check_schema, workload_entry
+from apps.workloads.files import check_schema, file_entries, workload_entry
 from apps.workloads.models import Workload
 
 __all__ = ["InvalidWorkload", "WorkloadInUse", "visible_workloads", "get_workload", "require_workload_editor",
            "editable_workload", "create_workload", "update_workload", "copy_workload", "delete_workload",
-           "merge_entry"]
+           "merge_entry", "import_into_workspace"]
 
 _COPY_SUFFIX = re.compile(r"-copy(-\d+)?$")
 _NAME_SUFFIX = re.compile(r" \(copy( \d+)?\)$")
@@ -134,6 +135,25 @@ def update_workload(workload: Workload, entry: object, user=None) -> Workload:
     with transaction.atomic():
         fresh = Workload.objects.select_for_update().get(pk=workload.pk)
         return _load(body, fresh)
+
+
+def import_into_workspace(path: Path, workspace: Workspace, user=None) -> list[Workload]:
+    """Load the workloads of the workload file at ``path`` into ``workspace``: one of that workspace with the file's
+    slug is replaced, any other is created there (a slug taken elsewhere gets ``-2``, ``-3``, …).  All or nothing;
+    ``user`` needs the editor role there (none: the command line).  A refusal is a
+    :class:`~apps.workloads.catalogue.CatalogueError` naming the file and the JSON path in it."""
+    if user is not None:
+        require_role(user, workspace, Role.EDITOR)
+    name = Path(path).name
+    loaded = []
+    with transaction.atomic():
+        for where, entry in file_entries(path):
+            own = Workload.objects.filter(workspace=workspace, slug=entry.get("slug")).first()
+            try:
+                loaded.append(update_workload(own, entry) if own else create_workload(entry, workspace))
+            except InvalidWorkload as exc:
+                raise CatalogueError(name, f"{where}.{exc.path}" if exc.path else where, exc.message) from None
+    return loaded
 
 
 def merge_entry(workload: Workload, changes: object) -> dict:

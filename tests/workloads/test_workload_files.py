@@ -148,3 +148,35 @@ def test_the_commands_report_errors_and_unknown_slugs(catalogue, tmp_path):
         call_command("import_workload", str(path))
     with pytest.raises(CommandError, match="no workload 'nope'; known: "):
         call_command("export_workload", "nope")
+
+
+def test_a_file_imports_into_a_workspace_for_its_editor_and_is_refused_for_a_viewer(catalogue, tmp_path, user,
+                                                                                     django_user_model):
+    from apps.accounts.workspaces import Role, add_member, personal_workspace
+
+    path = tmp_path / "pipeline.yaml"
+    path.write_text(PIPELINE)
+    space = personal_workspace(user)
+    viewer = django_user_model.objects.create_user(username="vic", password="another horse battery")
+    add_member(space, viewer.username, Role.VIEWER)
+    assert space.role_of(viewer) == Role.VIEWER
+    with pytest.raises(CommandError, match="vic may not edit workspace"):
+        call_command("import_workload", str(path), "--workspace", space.slug, "--user", "vic")
+    assert not Workload.objects.filter(workspace=space).exists()
+
+    call_command("import_workload", str(path), "--workspace", str(space.pk), "--user", user.username)
+    mine = Workload.objects.get(workspace=space)
+    assert mine.slug == "campus-job-array" and mine.stages.count() == 3
+    # the one exporter writes what the workspace import reads back: a second import replaces, never duplicates
+    data = workload_entry(mine)
+    data["stages"][2]["facts"]["cpu_seconds"]["value"] = 45
+    path.write_text(yaml.safe_dump(data))
+    call_command("import_workload", str(path), "--workspace", space.slug)
+    assert Workload.objects.filter(workspace=space).count() == 1
+    assert mine.stages.get(name="summary").cpu_seconds == 45
+    # a refusal names the file and the path within it, and leaves the workload as it was
+    path.write_text(PIPELINE.replace("output_write_bytes: {value: 0.15, unit: GB",
+                                     "output_write_bytes: {value: 0.15, unit: s"))
+    with pytest.raises(CommandError, match=r"pipeline\.yaml: \$\.stages\[2\]\.facts\.output_write_bytes"):
+        call_command("import_workload", str(path), "--workspace", space.slug)
+    assert mine.stages.get(name="summary").cpu_seconds == 45
