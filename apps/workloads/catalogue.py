@@ -25,7 +25,7 @@ from simulator.model.catalogue import workload_from_dict
 from simulator.model.stages import check_workload
 from simulator.units import UnitError, converted_from, dimension_of, to_base
 
-__all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue", "load_workload"]
+__all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue", "load_platform", "load_workload"]
 
 
 class CatalogueError(ValueError):
@@ -179,44 +179,90 @@ def _load_platforms(reader: _Reader, summary: LoadSummary) -> None:
         if platform.workspace_id is not None:
             reader.fail(f"{path}.slug", f"{slug!r} is the slug of a workspace's copy ({platform.name}); "
                                         "give the reference platform another slug")
-        platform.name = reader.text(entry, "name", path)
-        platform.kind = reader.text(entry, "kind", path)
-        platform.description = reader.text(entry, "description", path, required=False)
-        platform.provenance = {}
-        for key in ("location", "region"):
-            if key in entry:
-                reader.apply_facts(platform, {key: entry[key]}, path)
-        reader.apply_facts(platform, entry.get("facts", {}), f"{path}.facts")
-        reader.validate(platform, path)
-        platform.save()
+        nodes, tiers = _load_platform(reader, entry, path, platform)
         summary.platforms += 1
-        names = []
-        for j, node in enumerate(entry.get("node_types", [])):
-            npath = f"{path}.node_types[{j}]"
-            name = reader.text(node, "name", npath)
-            names.append(name)
-            obj = NodeType.objects.filter(platform=platform, name=name).first() or NodeType(platform=platform, name=name)
-            obj.provenance = {}
-            reader.apply_facts(obj, node.get("facts", {}), f"{npath}.facts")
-            reader.validate(obj, npath)
-            obj.save()
-            summary.node_types += 1
-        platform.node_types.exclude(name__in=names).delete()
-        names = []
-        for j, tier in enumerate(entry.get("storage_tiers", [])):
-            tpath = f"{path}.storage_tiers[{j}]"
-            name = reader.text(tier, "name", tpath)
-            names.append(name)
-            obj = StorageTier.objects.filter(platform=platform, name=name).first() or StorageTier(
-                platform=platform, name=name
-            )
-            obj.kind = reader.text(tier, "kind", tpath)
-            obj.provenance = {}
-            reader.apply_facts(obj, tier.get("facts", {}), f"{tpath}.facts")
-            reader.validate(obj, tpath)
-            obj.save()
-            summary.storage_tiers += 1
-        platform.storage_tiers.exclude(name__in=names).delete()
+        summary.node_types += nodes
+        summary.storage_tiers += tiers
+
+
+def _reset_facts(obj) -> None:
+    """Clear every fact of ``obj``: a fact the entry no longer gives is gone, not kept from before."""
+    for fact in type(obj).FACT_FIELDS:
+        field = obj._meta.get_field(fact)
+        setattr(obj, fact, None if field.null else field.get_default())
+    obj.provenance = {}
+
+
+def _children(reader: _Reader, entry: dict, key: str, path: str) -> list:
+    items = entry.get(key, [])
+    if not isinstance(items, list):
+        reader.fail(f"{path}.{key}", "expected a list")
+    names = []
+    for j, item in enumerate(items):
+        if not isinstance(item, dict):
+            reader.fail(f"{path}.{key}[{j}]", "expected an object with 'name' and 'facts'")
+        name = reader.text(item, "name", f"{path}.{key}[{j}]")
+        if name in names:
+            reader.fail(f"{path}.{key}[{j}].name", f"a second one called {name!r}; names are unique in a platform")
+        names.append(name)
+    return items
+
+
+def _load_platform(reader: _Reader, entry: object, path: str, platform: Platform) -> tuple[int, int]:
+    """Set ``platform`` from its catalogue ``entry`` (name, kind, facts, node types, storage tiers; the caller sets
+    the slug and the workspace), check every value and save it with its node types and tiers (those the entry no
+    longer names are removed); returns how many node types and tiers it has."""
+    if not isinstance(entry, dict):
+        reader.fail(path, "expected an object")
+    platform.name = reader.text(entry, "name", path)
+    platform.kind = reader.text(entry, "kind", path)
+    platform.description = reader.text(entry, "description", path, required=False)
+    _reset_facts(platform)
+    for key in ("location", "region"):
+        if key in entry:
+            reader.apply_facts(platform, {key: entry[key]}, path)
+    reader.apply_facts(platform, entry.get("facts", {}), f"{path}.facts")
+    reader.validate(platform, path)
+    platform.save()
+    nodes = _children(reader, entry, "node_types", path)
+    tiers = _children(reader, entry, "storage_tiers", path)
+    names = []
+    for j, node in enumerate(nodes):
+        npath = f"{path}.node_types[{j}]"
+        name = reader.text(node, "name", npath)
+        names.append(name)
+        obj = NodeType.objects.filter(platform=platform, name=name).first() or NodeType(platform=platform, name=name)
+        _reset_facts(obj)
+        reader.apply_facts(obj, node.get("facts", {}), f"{npath}.facts")
+        reader.validate(obj, npath)
+        obj.save()
+    platform.node_types.exclude(name__in=names).delete()
+    names = []
+    for j, tier in enumerate(tiers):
+        tpath = f"{path}.storage_tiers[{j}]"
+        name = reader.text(tier, "name", tpath)
+        names.append(name)
+        obj = StorageTier.objects.filter(platform=platform, name=name).first() or StorageTier(
+            platform=platform, name=name
+        )
+        obj.kind = reader.text(tier, "kind", tpath)
+        _reset_facts(obj)
+        reader.apply_facts(obj, tier.get("facts", {}), f"{tpath}.facts")
+        reader.validate(obj, tpath)
+        obj.save()
+    platform.storage_tiers.exclude(name__in=names).delete()
+    return len(nodes), len(tiers)
+
+
+def load_platform(entry: object, platform: Platform) -> Platform:
+    """Check one platform given in the catalogue format (no slug: the caller sets it and the workspace) and save it
+    into ``platform`` with its node types and storage tiers: all or nothing.  The API uses this, so a user's
+    platform passes the checks the reference catalogue does; a refusal is a :class:`CatalogueError` whose ``path``
+    (``$.node_types[0].facts.nic_bandwidth``) names the value."""
+    reader = _Reader.from_data("platform", entry)
+    with transaction.atomic():
+        _load_platform(reader, entry, "$", platform)
+    return platform
 
 
 def _load_workloads(reader: _Reader, summary: LoadSummary) -> None:

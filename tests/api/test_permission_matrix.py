@@ -72,7 +72,9 @@ OWNED = {
     "api:report-cancel": {"post": ("report", "editor", 200)},
     # a workspace's copy of a platform: its members read it and copy it on into their own active workspace (a
     # token's is their personal one, where they edit), as on the platform's page
-    "api:platform-detail": {"get": ("platform", "viewer", 200)},
+    # its editors change it; deleting it is refused while the world's benchmark run uses it (409)
+    "api:platform-detail": {"get": ("platform", "viewer", 200), "put": ("platform", "editor", 200),
+                            "patch": ("platform", "editor", 200), "delete": ("platform", "editor", 409)},
     "api:platform-copy": {"post": ("platform", "viewer", 201)},
     # a workspace's own workload: its members read and copy it, its editors change and delete it
     "api:workload-detail": {"get": ("workload", "viewer", 200), "put": ("workload", "editor", 200),
@@ -113,7 +115,7 @@ SHARED = {
 }
 #: creating in the active workspace (a token's is the user's personal one, where they are admin) from a body that
 #: names no other object: URL name -> the documented answer
-OWN_CREATES = {"api:workload-list": 201}
+OWN_CREATES = {"api:workload-list": 201, "api:platform-list": 201}
 #: public: no credentials needed (URL name -> methods)
 PUBLIC = {"api:token": {"post"}, "api:schema": {"get"}, "api:docs": {"get"}, "api:redoc": {"get"}}
 
@@ -287,6 +289,7 @@ def _state(world) -> dict:
         "counts": [m.objects.count() for m in (Scenario, SimulationRun, Report, BenchmarkRun, ProfileImport, Platform,
                                                Workload)],
         "workload": list(Workload.objects.filter(pk=world["workload"].pk).values_list("name", "description")),
+        "platform": list(Platform.objects.filter(pk=world["platform"].pk).values_list("name", "description")),
         "runs": sorted(SimulationRun.objects.values_list("id", "status")),
         "jobs": [type(world[k]).objects.filter(pk=world[k].pk).values_list("status").get()
                  for k in ("report", "benchmark", "job")],
@@ -314,14 +317,17 @@ def _call(client, method: str, url: str, data=None, fmt="json"):
     return client.post(url, data, format=fmt) if data is not None else client.post(url)
 
 
-def _body(world, method: str):
-    """A valid body for a change of the world's workload: a new description (the whole workload for a PUT)."""
+def _body(world, name: str, method: str):
+    """A valid body for a change of the world's workload or platform: a new description (all of it for a PUT)."""
     from apps.workloads.files import workload_entry
+    from apps.workloads.platform_entries import platform_entry
 
     if method == "patch":
         return {"description": "changed"}
     if method == "put":
-        return {**workload_entry(world["workload"]), "description": "changed"}
+        entry = platform_entry(world["platform"]) if name == "api:platform-detail" else workload_entry(
+            world["workload"])
+        return {**entry, "description": "changed"}
     return None
 
 
@@ -356,7 +362,7 @@ def test_the_matrix_of_roles_for_each_workspace_owned_endpoint(world, name, meth
     which, need, allowed = OWNED[name][method]
     url = _url(name, world, which)
     before = _state(world)
-    response = _call(_client(world, role), method, url, _body(world, method))
+    response = _call(_client(world, role), method, url, _body(world, name, method))
     expected = _expected(role, need, allowed)
 
     assert response.status_code == expected, (role, response.status_code, response.content[:300])
@@ -397,6 +403,9 @@ def _check_allowed_change(world, name, role, response, method="post"):
         copy = Workload.objects.get(slug=body["slug"])
         assert copy.copied_from_id == world["workload"].pk
         assert copy.workspace == _personal(world, role), "a copy goes to the active workspace"
+    elif name == "api:platform-detail":
+        left = Platform.objects.get(pk=world["platform"].pk)  # a delete is refused: a benchmark run uses it
+        assert left.description == ("changed" if method in ("put", "patch") else world["platform"].description)
     elif name == "api:workload-detail":
         from apps.workloads.models import Workload
 
@@ -437,17 +446,22 @@ OWN_CREATE_CASES = [(name, role) for name in sorted(OWN_CREATES) for role in ROL
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "role"), OWN_CREATE_CASES, ids=[" ".join(c) for c in OWN_CREATE_CASES])
 def test_creating_from_a_body_that_names_nothing_goes_to_the_users_own_workspace(world, name, role):
+    from apps.platforms.models import Platform
     from apps.workloads.files import workload_entry
     from apps.workloads.models import Workload
+    from apps.workloads.platform_entries import platform_entry
 
-    body = {**workload_entry(world["workload"]), "name": "A new pipeline", "slug": "a-new-pipeline"}
+    if name == "api:platform-list":
+        model, body = Platform, {**platform_entry(world["platform"]), "name": "A new cluster", "slug": "a-new-cluster"}
+    else:
+        model, body = Workload, {**workload_entry(world["workload"]), "name": "A new pipeline", "slug": "a-new-pipeline"}
     response = _client(world, role).post(reverse(name), body, format="json")
     if role == "anonymous":
         _refused_with_401(response)
         return
     assert response.status_code == OWN_CREATES[name], (role, response.status_code, response.content[:300])
     _no_secret(world, response)
-    assert Workload.objects.get(slug=response.json()["slug"]).workspace == _personal(world, role)
+    assert model.objects.get(slug=response.json()["slug"]).workspace == _personal(world, role)
 
 
 # --- lists -------------------------------------------------------------------------------------------------------

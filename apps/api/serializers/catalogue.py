@@ -16,7 +16,7 @@ from apps.platforms.services import reference_platforms, visible_platforms
 from apps.workloads.models import Workload, WorkloadStage
 from simulator.units import DIMENSIONS, format_quantity
 
-__all__ = ["WorkloadWriteSerializer", "SlugLookupField", "PlatformSlugField", "FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
+__all__ = ["WorkloadWriteSerializer", "PlatformWriteSerializer", "SlugLookupField", "PlatformSlugField", "FactSerializer", "PlatformSerializer", "PlatformDetailSerializer", "WorkloadSerializer",
            "WorkloadDetailSerializer", "facts_of"]
 
 
@@ -242,3 +242,29 @@ class WorkloadWriteSerializer(serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True)
     parameters = serializers.DictField(child=ValueWithSourceSerializer(), required=False)
     stages = StageWriteSerializer(many=True, required=False)
+
+
+class NodeTypeWriteSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    facts = serializers.DictField(child=ValueWithSourceSerializer(), help_text=", ".join(NodeType.FACT_FIELDS))
+
+
+class StorageTierWriteSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    kind = serializers.CharField(help_text=", ".join(StorageTier.Kind.values))
+    facts = serializers.DictField(child=ValueWithSourceSerializer(), help_text=", ".join(StorageTier.FACT_FIELDS))
+
+
+class PlatformWriteSerializer(serializers.Serializer):
+    """A platform in the catalogue format; every value has a unit and a source.  Only documents the body: the
+    catalogue loader's checks (apps.workloads.catalogue.load_platform) decide."""
+
+    slug = serializers.SlugField(required=False, help_text="wanted slug (create only; a taken one gets -2, -3, …); "
+                                                           "default: from the name")
+    name = serializers.CharField(max_length=120)
+    kind = serializers.CharField(help_text=", ".join(Platform.Kind.values))
+    description = serializers.CharField(required=False, allow_blank=True)
+    facts = serializers.DictField(child=ValueWithSourceSerializer(), required=False,
+                                  help_text=", ".join(Platform.FACT_FIELDS))
+    node_types = NodeTypeWriteSerializer(many=True, required=False)
+    storage_tiers = StorageTierWriteSerializer(many=True, required=False)

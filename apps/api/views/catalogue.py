@@ -4,7 +4,7 @@ and deletes a workspace's workloads (editors)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -18,7 +18,6 @@ from apps.api.base import (
     UNSUPPORTED,
     WORKSPACE_PARAMETER,
     ApiView,
-    ListApiView,
     ListCreateApiView,
     RetrieveApiView,
     editable_workspace,
@@ -26,12 +25,14 @@ from apps.api.base import (
 from apps.api.serializers.catalogue import (
     PlatformDetailSerializer,
     PlatformSerializer,
+    PlatformWriteSerializer,
     WorkloadDetailSerializer,
     WorkloadSerializer,
     WorkloadWriteSerializer,
 )
 from apps.platforms import services
 from apps.platforms.models import Platform
+from apps.workloads import platform_entries
 from apps.workloads import services as workload_services
 from apps.workloads.models import Workload
 
@@ -40,9 +41,18 @@ __all__ = ["PlatformList", "PlatformDetail", "PlatformCopy", "WorkloadList", "Wo
 _detail_serializer = inline_serializer("WorkloadInUse", {"detail": serializers.CharField()})
 
 
-@extend_schema_view(get=extend_schema(responses={200: PlatformSerializer(many=True), **ERRORS}))
-class PlatformList(ListApiView):
-    """The reference catalogue and the platform copies of your workspaces."""
+def _platform_body(request, platform: Platform, code: int = 200) -> Response:
+    fresh = Platform.objects.select_related("workspace", "copied_from").prefetch_related(
+        "node_types", "storage_tiers").get(pk=platform.pk)
+    return Response(PlatformDetailSerializer(fresh, context={"request": request}).data, status=code)
+
+
+_PLATFORM_400 = {400: OpenApiResponse(BAD_REQUEST[400].response, description=(
+    "invalid platform: each key is the path of a value in error (`name`, `facts.wan_bandwidth.unit`, "
+    "`node_types[0].facts.cores`, `storage_tiers[1].kind`), its value the reasons; nothing was saved"))}
+
+class PlatformList(ListCreateApiView):
+    """The reference catalogue and the platforms of your workspaces; create one from scratch in a workspace."""
 
     serializer_class = PlatformSerializer
     queryset = Platform.objects.none()
@@ -50,11 +60,27 @@ class PlatformList(ListApiView):
     def get_queryset(self):
         return services.visible_platforms(self.request.user).select_related("workspace", "copied_from")
 
+    @extend_schema(responses={200: PlatformSerializer(many=True), **ERRORS})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
-@extend_schema_view(get=extend_schema(responses={200: PlatformDetailSerializer, **NOT_FOUND, **ERRORS}))
+    @extend_schema(parameters=[WORKSPACE_PARAMETER], request=PlatformWriteSerializer, responses={
+        201: PlatformDetailSerializer, **_PLATFORM_400, **NO_WORKSPACE, **UNSUPPORTED, **ERRORS})
+    def post(self, request, *args, **kwargs):
+        """Create a platform from scratch in the workspace the X-Skyplan-Workspace header names, else your active
+        workspace (editor role needed there): name, kind, facts, node types and storage tiers, every value with its
+        unit ("10 Gb/s" as value 10, unit "Gb/s"; "3.06 USD/h") and source.  The slug comes from `slug` or the name."""
+        workspace = editable_workspace(request)
+        try:
+            platform = platform_entries.create_platform(request.data, workspace, user=request.user)
+        except platform_entries.InvalidPlatform as exc:
+            raise ValidationError({exc.path or "non_field_errors": [exc.message]}) from None
+        return _platform_body(request, platform, status.HTTP_201_CREATED)
+
+
 class PlatformDetail(RetrieveApiView):
     """A platform with its facts, node types and storage tiers; each value with its source.  Another workspace's
-    copy is not found."""
+    platform is not found; the reference catalogue is read-only (copy it to change it)."""
 
     serializer_class = PlatformDetailSerializer
     queryset = Platform.objects.none()
@@ -63,6 +89,46 @@ class PlatformDetail(RetrieveApiView):
     def get_queryset(self):
         return services.visible_platforms(self.request.user).select_related(
             "workspace", "copied_from").prefetch_related("node_types", "storage_tiers")
+
+    @extend_schema(responses={200: PlatformDetailSerializer, **NOT_FOUND, **ERRORS})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def _change(self, request, slug, partial: bool) -> Response:
+        platform = services.editable_copy(request.user, slug)
+        try:
+            entry = platform_entries.merge_platform_entry(platform, request.data) if partial else request.data
+            platform_entries.replace_platform(platform, entry, user=request.user)
+        except platform_entries.InvalidPlatform as exc:
+            raise ValidationError({exc.path or "non_field_errors": [exc.message]}) from None
+        return _platform_body(request, platform)
+
+    @extend_schema(request=PlatformWriteSerializer, responses={
+        200: PlatformDetailSerializer, **_PLATFORM_400, **NOT_FOUND, **UNSUPPORTED, **ERRORS})
+    def put(self, request, slug):
+        """Replace a workspace's platform (editor role): the whole body, as for creating it; node types and storage
+        tiers not in the body are removed (rename one by sending it under its new name).  All or nothing."""
+        return self._change(request, slug, partial=False)
+
+    @extend_schema(request=PlatformWriteSerializer(partial=True), responses={
+        200: PlatformDetailSerializer, **_PLATFORM_400, **NOT_FOUND, **UNSUPPORTED, **ERRORS})
+    def patch(self, request, slug):
+        """Change part of a workspace's platform (editor role): `name`, `kind` and `description` replace, `facts`
+        merge by name (`null` clears one), `node_types` and `storage_tiers` replace the lists (add, remove, rename,
+        change a tier's kind).  All or nothing."""
+        return self._change(request, slug, partial=True)
+
+    @extend_schema(responses={204: None, 409: OpenApiResponse(_detail_serializer, description=(
+        "scenarios, benchmark runs or calibrations use the platform: delete them first")), **NOT_FOUND, **ERRORS})
+    def delete(self, request, slug):
+        """Delete a workspace's platform (editor role); refused while scenarios, benchmark runs or calibrations
+        use it."""
+        platform = services.editable_copy(request.user, slug)
+        try:
+            services.delete_copy(platform, user=request.user)
+        except services.PlatformInUse as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class PlatformCopy(ApiView):
