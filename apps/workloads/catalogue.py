@@ -18,7 +18,7 @@ from django.db import models, transaction
 from apps.core.fields import QuantityField
 from apps.core.models import ExchangeRate, exchange_rates
 from apps.core.provenance import source_errors
-from apps.platforms.models import NodeType, Platform, StorageTier
+from apps.platforms.models import Platform
 from apps.workloads.models import ReferenceObservation, Workload, WorkloadStage
 from apps.workloads.schemas import TEMPLATES
 from simulator.model.catalogue import workload_from_dict
@@ -193,19 +193,32 @@ def _reset_facts(obj) -> None:
     obj.provenance = {}
 
 
-def _children(reader: _Reader, entry: dict, key: str, path: str) -> list:
+def _load_rows(reader: _Reader, entry: dict, key: str, path: str, rows, owner: str, finish=None) -> int:
+    """Save the rows listed under ``entry[key]`` (node types, storage tiers, stages: each ``{"name", "facts", …}``)
+    into ``rows``, their owner's related manager: a row of the same name is updated, one the entry no longer names
+    is deleted, and every fact the entry no longer gives is cleared.  ``finish(obj, item, path, index)`` sets what
+    is not a fact before the row is checked; returns how many rows there are."""
     items = entry.get(key, [])
     if not isinstance(items, list):
         reader.fail(f"{path}.{key}", "expected a list")
     names = []
     for j, item in enumerate(items):
+        here = f"{path}.{key}[{j}]"
         if not isinstance(item, dict):
-            reader.fail(f"{path}.{key}[{j}]", "expected an object with 'name' and 'facts'")
-        name = reader.text(item, "name", f"{path}.{key}[{j}]")
+            reader.fail(here, "expected an object with 'name' and 'facts'")
+        name = reader.text(item, "name", here)
         if name in names:
-            reader.fail(f"{path}.{key}[{j}].name", f"a second one called {name!r}; names are unique in a platform")
+            reader.fail(f"{here}.name", f"a second one called {name!r}; names are unique in a {owner}")
         names.append(name)
-    return items
+        obj = rows.filter(name=name).first() or rows.model(**{rows.field.name: rows.instance}, name=name)
+        _reset_facts(obj)
+        reader.apply_facts(obj, item.get("facts", {}), f"{here}.facts")
+        if finish is not None:
+            finish(obj, item, here, j)
+        reader.validate(obj, here)
+        obj.save()
+    rows.exclude(name__in=names).delete()
+    return len(names)
 
 
 def _load_platform(reader: _Reader, entry: object, path: str, platform: Platform) -> tuple[int, int]:
@@ -224,34 +237,10 @@ def _load_platform(reader: _Reader, entry: object, path: str, platform: Platform
     reader.apply_facts(platform, entry.get("facts", {}), f"{path}.facts")
     reader.validate(platform, path)
     platform.save()
-    nodes = _children(reader, entry, "node_types", path)
-    tiers = _children(reader, entry, "storage_tiers", path)
-    names = []
-    for j, node in enumerate(nodes):
-        npath = f"{path}.node_types[{j}]"
-        name = reader.text(node, "name", npath)
-        names.append(name)
-        obj = NodeType.objects.filter(platform=platform, name=name).first() or NodeType(platform=platform, name=name)
-        _reset_facts(obj)
-        reader.apply_facts(obj, node.get("facts", {}), f"{npath}.facts")
-        reader.validate(obj, npath)
-        obj.save()
-    platform.node_types.exclude(name__in=names).delete()
-    names = []
-    for j, tier in enumerate(tiers):
-        tpath = f"{path}.storage_tiers[{j}]"
-        name = reader.text(tier, "name", tpath)
-        names.append(name)
-        obj = StorageTier.objects.filter(platform=platform, name=name).first() or StorageTier(
-            platform=platform, name=name
-        )
-        obj.kind = reader.text(tier, "kind", tpath)
-        _reset_facts(obj)
-        reader.apply_facts(obj, tier.get("facts", {}), f"{tpath}.facts")
-        reader.validate(obj, tpath)
-        obj.save()
-    platform.storage_tiers.exclude(name__in=names).delete()
-    return len(nodes), len(tiers)
+    nodes = _load_rows(reader, entry, "node_types", path, platform.node_types, "platform")
+    tiers = _load_rows(reader, entry, "storage_tiers", path, platform.storage_tiers, "platform",
+                       lambda tier, item, here, _: setattr(tier, "kind", reader.text(item, "kind", here)))
+    return nodes, tiers
 
 
 def load_platform(entry: object, platform: Platform) -> Platform:
@@ -309,34 +298,15 @@ def _load_workload(reader: _Reader, entry: object, path: str, workload: Workload
     workload.provenance = {k: v for k, v in provenance.items() if k in params}
     reader.validate(workload, path)
     workload.save()
-    stages = entry.get("stages", [])
-    if not isinstance(stages, list):
-        reader.fail(f"{path}.stages", "expected a list of stages")
-    names = []
-    for j, stage in enumerate(stages):
-        spath = f"{path}.stages[{j}]"
-        if not isinstance(stage, dict):
-            reader.fail(spath, "expected an object with 'name' and 'facts'")
-        name = reader.text(stage, "name", spath)
-        if name in names:
-            reader.fail(f"{spath}.name", f"a second stage called {name!r}; stage names are unique in a workload")
-        names.append(name)
-        obj = WorkloadStage.objects.filter(workload=workload, name=name).first() or WorkloadStage(
-            workload=workload, name=name
-        )
-        obj.order = j
-        obj.provenance = {}
-        for fact in WorkloadStage.FACT_FIELDS:  # a fact the file no longer gives is gone, not kept from before
-            setattr(obj, fact, WorkloadStage._meta.get_field(fact).get_default())
-        obj.depends_on = []
-        reader.apply_facts(obj, stage.get("facts", {}), f"{spath}.facts")
-        if obj.depends_on is None:
-            obj.depends_on = []
-        reader.validate(obj, spath)
-        obj.save()
-    workload.stages.exclude(name__in=names).delete()
+    stages = _load_rows(reader, entry, "stages", path, workload.stages, "workload", _stage_order)
     check_general_model(reader, entry, path)
-    return len(names)
+    return stages
+
+
+def _stage_order(stage: WorkloadStage, item: dict, path: str, index: int) -> None:
+    stage.order = index
+    if stage.depends_on is None:  # given as null: no upstream stage
+        stage.depends_on = []
 
 
 def load_workload(entry: object, workload: Workload) -> Workload:
