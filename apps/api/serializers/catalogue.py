@@ -107,19 +107,9 @@ class StorageTierSerializer(_WithFacts, serializers.ModelSerializer):
         fields = ["name", "kind", "facts"]
 
 
-class PlatformSerializer(serializers.ModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="api:platform-detail", lookup_field="slug")
-    kind = serializers.CharField(help_text=", ".join(Platform.Kind.values))
-    workspace = serializers.SlugRelatedField(
-        slug_field="slug", read_only=True, allow_null=True,
-        help_text="the workspace whose editable copy this is; null: the shared, read-only reference catalogue")
-    copied_from = serializers.SerializerMethodField(
-        help_text="slug of the platform this copy was made from (null for the reference catalogue, or when that "
-                  "platform is not one you see)")
-
-    class Meta:
-        model = Platform
-        fields = ["slug", "name", "kind", "description", "location", "region", "workspace", "copied_from", "url"]
+class _CopiedFrom:
+    """``copied_from``: the slug of the platform or workload this one was copied from, when the requesting user sees
+    it (the reference catalogue, or one of their workspaces')."""
 
     def get_copied_from(self, obj) -> str | None:
         origin = obj.copied_from
@@ -133,6 +123,21 @@ class PlatformSerializer(serializers.ModelSerializer):
         mine = self.context.setdefault("_workspace_ids", set(
             workspaces_of(request.user).values_list("pk", flat=True)))
         return origin.slug if origin.workspace_id in mine else None
+
+
+class PlatformSerializer(_CopiedFrom, serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:platform-detail", lookup_field="slug")
+    kind = serializers.CharField(help_text=", ".join(Platform.Kind.values))
+    workspace = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True,
+        help_text="the workspace whose editable copy this is; null: the shared, read-only reference catalogue")
+    copied_from = serializers.SerializerMethodField(
+        help_text="slug of the platform this copy was made from (null for the reference catalogue, or when that "
+                  "platform is not one you see)")
+
+    class Meta:
+        model = Platform
+        fields = ["slug", "name", "kind", "description", "location", "region", "workspace", "copied_from", "url"]
 
 
 class PlatformDetailSerializer(_WithFacts, PlatformSerializer):
@@ -154,7 +159,7 @@ class StageSerializer(_WithFacts, serializers.ModelSerializer):
         fields = ["name", "order", "facts"]
 
 
-class WorkloadSerializer(serializers.ModelSerializer):
+class WorkloadSerializer(_CopiedFrom, serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:workload-detail", lookup_field="slug")
     workspace = serializers.SlugRelatedField(
         slug_field="slug", read_only=True, allow_null=True,
@@ -165,19 +170,6 @@ class WorkloadSerializer(serializers.ModelSerializer):
     class Meta:
         model = Workload
         fields = ["slug", "name", "template", "description", "workspace", "copied_from", "url"]
-
-    def get_copied_from(self, obj) -> str | None:
-        origin = obj.copied_from
-        if origin is None:
-            return None
-        if origin.workspace_id is None:
-            return origin.slug
-        request = self.context.get("request")
-        if request is None:
-            return None
-        mine = self.context.setdefault("_workspace_ids", set(
-            workspaces_of(request.user).values_list("pk", flat=True)))
-        return origin.slug if origin.workspace_id in mine else None
 
 
 class WorkloadDetailSerializer(WorkloadSerializer):
