@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "apps.scoring",
     "apps.profiles",
     "apps.reports",
+    "apps.calibration",
     "apps.api",
     "rest_framework",
     "rest_framework.authtoken",

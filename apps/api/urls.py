@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from apps.api.authentication import AUTHENTICATION_CLASSES
-from apps.api.views import auth, benchmarks, catalogue, profiles, reports, scenarios, workspaces
+from apps.api.views import auth, benchmarks, calibration, catalogue, profiles, reports, scenarios, workspaces
 
 app_name = "api"
 
@@ -27,6 +27,8 @@ v1 = [
     path("workloads/", catalogue.WorkloadList.as_view(), name="workload-list"),
     path("workloads/<slug:slug>/", catalogue.WorkloadDetail.as_view(), name="workload-detail"),
     path("workloads/<slug:slug>/copy/", catalogue.WorkloadCopy.as_view(), name="workload-copy"),
+    path("observations/", calibration.ObservationList.as_view(), name="observation-list"),
+    path("observations/<int:observation_id>/", calibration.ObservationDetail.as_view(), name="observation-detail"),
     path("scenarios/", scenarios.ScenarioList.as_view(), name="scenario-list"),
     path("scenarios/<uuid:scenario_id>/", scenarios.ScenarioDetail.as_view(), name="scenario-detail"),
     path("scenarios/<uuid:scenario_id>/run/", scenarios.ScenarioRun.as_view(), name="scenario-run"),

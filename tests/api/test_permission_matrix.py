@@ -80,6 +80,8 @@ OWNED = {
     "api:workload-detail": {"get": ("workload", "viewer", 200), "put": ("workload", "editor", 200),
                             "patch": ("workload", "editor", 200), "delete": ("workload", "editor", 204)},
     "api:workload-copy": {"post": ("workload", "viewer", 201)},
+    # an observed run recorded in the workspace: its members read it, its editors delete it
+    "api:observation-detail": {"get": ("observation", "viewer", 200), "delete": ("observation", "editor", 204)},
 }
 #: lists filtered to the user's workspaces (and shared objects): URL name -> the world's objects it lists
 LISTS = {
@@ -91,7 +93,8 @@ LISTS = {
     "api:report-list": ("report",),
     "api:platform-list": ("platform",),
     "api:workload-list": ("workload",),
-    "api:workspace-list": ("workspace",),  # the user's workspaces (their role there: test_workspace_header.py)
+    "api:workspace-list": ("workspace",),
+    "api:observation-list": ("observation",),  # the user's workspaces (their role there: test_workspace_header.py)
 }
 #: the lists' POST creates: URL name -> (the documented answer, the field a request naming another workspace's
 #: object is refused on, the least role in the workspace of the object the body names, or None when the new object
@@ -101,6 +104,7 @@ CREATES = {
     "api:run-list": (201, "platform", None),
     "api:profile-import-list": (202, "platform", None),
     "api:benchmark-list": (202, "platform", None),
+    "api:observation-list": (201, "platform", None),
     # a report belongs to its scenario's workspace: requesting one needs the editor role there
     "api:report-list": (202, "scenario", "editor"),
 }
@@ -199,6 +203,7 @@ def _build() -> dict:
 
     from apps.benchmarks.models import BenchmarkRun
     from apps.benchmarks.services import create_benchmark
+    from apps.calibration.services import record_observation
     from apps.platforms.models import Platform
     from apps.platforms.services import copy_platform
     from apps.profiles.services import import_file
@@ -247,15 +252,19 @@ def _build() -> dict:
     profile = job.profile
     profile.name = "Confidential profile of Alice"
     profile.save(update_fields=["name"])
+    observation = record_observation(workspace, label="Confidential observed run of Alice", workload="chiles-epoch1",
+                                     platform="magnus", quantity="makespan", value_s=3600.0,
+                                     source={"kind": "measurement", "host": "magnus", "date": "2026-11-01"},
+                                     user=alice)
 
     as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": alice}
     return {
         "users": as_role, "tokens": {role: Token.objects.create(user=u).key for role, u in as_role.items()},
         "workspace": workspace, "scenario": scenario, "run": run, "report": report, "benchmark": benchmark,
-        "job": job, "profile": profile, "platform": platform, "workload": own_workload,
+        "job": job, "profile": profile, "platform": platform, "workload": own_workload, "observation": observation,
         # what an outsider must never see: every name and id of Alice's objects
         "secrets": [workspace.name, scenario.name, run.label, platform.name, platform.slug, profile.name, job.filename,
-                    own_workload.name, own_workload.slug,
+                    own_workload.name, own_workload.slug, observation.label,
                     "confidential-host-of-alice", "confidential result", str(scenario.pk), str(run.pk),
                     str(report.pk), str(benchmark.pk), str(job.pk), *(str(r.pk) for r in scenario.runs())],
     }
@@ -279,6 +288,7 @@ def _client(world, role: str) -> APIClient:
 def _state(world) -> dict:
     """What a refused request must leave as it was: how many objects of each kind, and the world's jobs' states."""
     from apps.benchmarks.models import BenchmarkRun
+    from apps.calibration.models import Observation
     from apps.platforms.models import Platform
     from apps.profiles.models import ProfileImport
     from apps.reports.models import Report
@@ -287,7 +297,7 @@ def _state(world) -> dict:
 
     return {
         "counts": [m.objects.count() for m in (Scenario, SimulationRun, Report, BenchmarkRun, ProfileImport, Platform,
-                                               Workload)],
+                                               Workload, Observation)],
         "workload": list(Workload.objects.filter(pk=world["workload"].pk).values_list("name", "description")),
         "platform": list(Platform.objects.filter(pk=world["platform"].pk).values_list("name", "description")),
         "runs": sorted(SimulationRun.objects.values_list("id", "status")),
@@ -300,7 +310,7 @@ def _state(world) -> dict:
 
 #: the URL keyword of each kind of object
 KWARGS = {"scenario": "scenario_id", "run": "run_id", "benchmark": "run_id", "report": "report_id",
-          "profile": "profile_id", "job": "job_id"}
+          "profile": "profile_id", "job": "job_id", "observation": "observation_id"}
 
 
 def _url(name: str, world, which: str) -> str:
@@ -411,6 +421,10 @@ def _check_allowed_change(world, name, role, response, method="post"):
 
         left = Workload.objects.filter(pk=world["workload"].pk)
         assert (not left.exists()) if method == "delete" else left.get().description == "changed"
+    elif name == "api:observation-detail":
+        from apps.calibration.models import Observation
+
+        assert not Observation.objects.filter(pk=world["observation"].pk).exists()
     elif name in ("api:report-cancel", "api:benchmark-cancel", "api:profile-import-cancel"):
         assert body["status"] == "succeeded", "a finished job is left as it is"
 
@@ -506,16 +520,20 @@ def _create_request(world, name: str, platform: str) -> tuple[dict, str]:
         return {"platform": platform, "kind": "cpu"}, "json"
     if name == "api:report-list":
         return {"scenario": str(world["scenario"].pk), "format": "json"}, "json"
+    if name == "api:observation-list":
+        return {"label": "a new observed run", "workload": "chiles-epoch1", "platform": platform,
+                "quantity": "makespan", "value": "7 min", "source": {"kind": "assumption", "reason": "a test"}}, "json"
     raise AssertionError(name)
 
 
 def _created(name: str, body: dict):
     from apps.benchmarks.models import BenchmarkRun
+    from apps.calibration.models import Observation
     from apps.profiles.models import ProfileImport
     from apps.reports.models import Report
     from apps.scenarios.models import Scenario, SimulationRun
 
-    model = {"api:scenario-list": Scenario, "api:run-list": SimulationRun, "api:profile-import-list": ProfileImport,
+    model = {"api:observation-list": Observation, "api:scenario-list": Scenario, "api:run-list": SimulationRun, "api:profile-import-list": ProfileImport,
              "api:benchmark-list": BenchmarkRun, "api:report-list": Report}[name]
     return model.objects.get(pk=body["id"])
 
@@ -551,7 +569,7 @@ def test_creating_with_a_token_names_only_the_users_objects(world, name, role):
     elif need and RANK[role] < RANK[need]:
         assert response.status_code == 403, (response.status_code, response.content[:300])
         assert f"needs the {need} role" in response.json()["detail"]
-    elif name in ("api:run-list", "api:scenario-list") and _personal(world, role) != world["platform"].workspace:
+    elif name in ("api:run-list", "api:scenario-list", "api:observation-list") and _personal(world, role) != world["platform"].workspace:
         assert response.status_code == 400, (role, response.status_code, response.content[:300])
         assert list(response.json()) == [field]
         assert "belongs to another workspace: copy it into this one" in str(response.json()[field])
