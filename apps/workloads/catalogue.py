@@ -25,7 +25,8 @@ from simulator.model.catalogue import workload_from_dict
 from simulator.model.stages import check_workload
 from simulator.units import UnitError, converted_from, dimension_of, to_base
 
-__all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue", "load_platform", "load_workload"]
+__all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue", "load_platform", "load_workload",
+           "merge_changes"]
 
 
 class CatalogueError(ValueError):
@@ -252,6 +253,24 @@ def load_platform(entry: object, platform: Platform) -> Platform:
     with transaction.atomic():
         _load_platform(reader, entry, "$", platform)
     return platform
+
+
+def merge_changes(entry: dict, changes: dict, by_name: str) -> dict:
+    """``entry`` (catalogue format) with ``changes`` applied, as a partial update does: the object under ``by_name``
+    (a workload's parameters, a platform's facts) merges by name, ``null`` removing one; any other key replaces."""
+    out = dict(entry)
+    for key, value in changes.items():
+        if key == by_name and isinstance(value, dict):
+            items = dict(out.get(key) or {})
+            for name, item in value.items():
+                if item is None:
+                    items.pop(name, None)
+                else:
+                    items[name] = item
+            out[key] = items
+        else:
+            out[key] = value
+    return out
 
 
 def _load_workloads(reader: _Reader, summary: LoadSummary) -> None:

@@ -18,7 +18,7 @@ from apps.accounts.workspaces import Role, require_role
 from apps.core.fields import QuantityField
 from apps.platforms.models import Platform
 from apps.platforms.services import require_platform_editor
-from apps.workloads.catalogue import CatalogueError, load_platform
+from apps.workloads.catalogue import CatalogueError, load_platform, merge_changes
 from simulator.units import DIMENSIONS
 
 __all__ = ["InvalidPlatform", "platform_entry", "merge_platform_entry", "create_platform", "replace_platform"]
@@ -65,19 +65,7 @@ def merge_platform_entry(platform: Platform, changes: object) -> dict:
     (add, remove, rename or change a tier's kind by sending the list as it should be)."""
     if not isinstance(changes, dict):
         raise InvalidPlatform("", "expected an object with the fields to change")
-    entry = platform_entry(platform)
-    for key, value in changes.items():
-        if key == "facts" and isinstance(value, dict):
-            facts = dict(entry["facts"])
-            for name, item in value.items():
-                if item is None:
-                    facts.pop(name, None)
-                else:
-                    facts[name] = item
-            entry["facts"] = facts
-        else:
-            entry[key] = value
-    return entry
+    return merge_changes(platform_entry(platform), changes, "facts")
 
 
 def _load_platform(entry, platform: Platform) -> Platform:

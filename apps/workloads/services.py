@@ -17,7 +17,7 @@ from django.utils.text import slugify
 
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, get_or_404, require_role, visible
-from apps.workloads.catalogue import CatalogueError, load_workload
+from apps.workloads.catalogue import CatalogueError, load_workload, merge_changes
 from apps.workloads.files import check_schema, file_entries, workload_entry
 from apps.workloads.models import Workload
 
@@ -163,18 +163,7 @@ def merge_entry(workload: Workload, changes: object) -> dict:
         raise InvalidWorkload("", "expected an object with the fields to change")
     entry = workload_entry(workload)
     entry.pop("slug", None)
-    for key, value in changes.items():
-        if key == "parameters" and isinstance(value, dict):
-            params = dict(entry["parameters"])
-            for name, item in value.items():
-                if item is None:
-                    params.pop(name, None)
-                else:
-                    params[name] = item
-            entry["parameters"] = params
-        else:
-            entry[key] = value
-    return entry
+    return merge_changes(entry, changes, "parameters")
 
 
 def _copy_names(workload: Workload, attempt: int) -> tuple[str, str]:
