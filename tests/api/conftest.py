@@ -1,4 +1,5 @@
-"""Fixtures of the API tests: a token for the test user, a client that sends it, and the API's own schema."""
+"""Fixtures of the API tests: a token for the test user, a client that sends it, a second user (bob) with a client
+for any user, and the API's own schema."""
 
 from __future__ import annotations
 
@@ -18,6 +19,23 @@ def api(token) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client
+
+
+@pytest.fixture
+def client_of(db):
+    """``client_of(user)``: a client authenticated by that user's token."""
+
+    def make(user) -> APIClient:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def bob(django_user_model):
+    return django_user_model.objects.create_user(username="bob", password="another horse battery")
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ reads it, a refusal names each field in error and saves nothing, the list shows 
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from apps.accounts.workspaces import Role, add_member, personal_workspace
 from apps.calibration.models import Observation
@@ -18,12 +16,6 @@ pytestmark = pytest.mark.django_db
 PAPER = {"kind": "paper", "title": "Our pipeline's design note", "where": "Table 2"}
 RUN = {"label": "394 jobs in March", "workload": "sdp-predict-p3", "platform": "magnus", "quantity": "makespan",
        "value": "7 min", "source": PAPER}
-
-
-def _client(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
 
 
 def test_an_editor_records_an_observed_run_with_its_unit_and_source(catalogue, api, user):
@@ -74,15 +66,15 @@ def test_a_refusal_names_each_field_and_saves_nothing(catalogue, api, change, fi
     assert not Observation.objects.exists()
 
 
-def test_viewers_read_editors_delete_and_others_see_nothing(catalogue, api, user, django_user_model):
+def test_viewers_read_editors_delete_and_others_see_nothing(catalogue, api, user, django_user_model, client_of):
     obs = api.post("/api/v1/observations/", RUN, format="json").json()
     viewer = django_user_model.objects.create_user(username="vic", password="correct horse battery")
     outsider = django_user_model.objects.create_user(username="oli", password="correct horse battery")
     add_member(personal_workspace(user), "vic", Role.VIEWER)
     url = f"/api/v1/observations/{obs['id']}/"
-    assert _client(viewer).get(url).status_code == 200
-    assert _client(viewer).delete(url).status_code == 403
-    assert _client(outsider).get(url).status_code == 404
-    assert _client(outsider).delete(url).status_code == 404
-    assert _client(outsider).get("/api/v1/observations/").json()["count"] == 0
+    assert client_of(viewer).get(url).status_code == 200
+    assert client_of(viewer).delete(url).status_code == 403
+    assert client_of(outsider).get(url).status_code == 404
+    assert client_of(outsider).delete(url).status_code == 404
+    assert client_of(outsider).get("/api/v1/observations/").json()["count"] == 0
     assert Observation.objects.filter(pk=obs["id"]).exists()

@@ -5,23 +5,11 @@ into the active workspace for its editors."""
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from apps.accounts.workspaces import Role, add_member, personal_workspace
 from apps.platforms.models import Platform
 from apps.platforms.services import copy_platform
-
-
-def _client(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
-
-
-@pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user(username="bob", password="another horse battery")
 
 
 @pytest.fixture
@@ -55,8 +43,8 @@ def test_a_viewer_of_the_active_workspace_cannot_copy(catalogue, user, bob, adas
     assert Platform.objects.exclude(workspace=None).count() == 1
 
 
-def test_another_workspaces_copy_is_not_found_nor_listed_nor_copied(catalogue, bob, adas_copy):
-    client = _client(bob)
+def test_another_workspaces_copy_is_not_found_nor_listed_nor_copied(catalogue, bob, adas_copy, client_of):
+    client = client_of(bob)
     assert client.get(f"/api/v1/platforms/{adas_copy.slug}/").status_code == 404
     assert client.post(f"/api/v1/platforms/{adas_copy.slug}/copy/").status_code == 404
     listed = {p["slug"] for p in client.get("/api/v1/platforms/?limit=100").json()["results"]}
@@ -69,8 +57,8 @@ def test_a_member_sees_the_copy_in_the_list(api, adas_copy):
     assert listed["magnus"]["workspace"] is None
 
 
-def test_an_outsider_cannot_pick_another_workspaces_copy_for_a_run_or_a_scenario(catalogue, bob, adas_copy):
-    client = _client(bob)
+def test_an_outsider_cannot_pick_another_workspaces_copy_for_a_run_or_a_scenario(catalogue, bob, adas_copy, client_of):
+    client = client_of(bob)
     refused = client.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": adas_copy.slug}, format="json")
     assert refused.status_code == 400 and list(refused.json()) == ["platform"]
     refused = client.post("/api/v1/scenarios/", {

@@ -7,8 +7,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from apps.accounts.workspaces import Role, add_member, personal_workspace
 from apps.platforms.models import Platform
@@ -39,17 +37,6 @@ CLOUD = {
                                                                   "read_bw": fact(1, "GB/s")}},
     ],
 }
-
-
-def _client(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
-
-
-@pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user(username="bob", password="another horse battery")
 
 
 @pytest.fixture
@@ -151,8 +138,8 @@ def test_a_copy_is_changed_like_a_platform_made_here(api, catalogue, user):
     assert {t["kind"] for t in response.json()["storage_tiers"]} == {"parallel_fs"}
 
 
-def test_another_workspace_does_not_see_or_change_it_and_a_viewer_only_reads(created, user, bob):
-    client = _client(bob)
+def test_another_workspace_does_not_see_or_change_it_and_a_viewer_only_reads(created, user, bob, client_of):
+    client = client_of(bob)
     assert client.get("/api/v1/platforms/our-cloud-cluster/").status_code == 404
     assert client.patch("/api/v1/platforms/our-cloud-cluster/", {"name": "x"}, format="json").status_code == 404
     assert client.delete("/api/v1/platforms/our-cloud-cluster/").status_code == 404

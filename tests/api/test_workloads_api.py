@@ -7,8 +7,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from apps.accounts.workspaces import Role, add_member, personal_workspace
 from apps.scenarios.models import Scenario
@@ -38,21 +36,10 @@ JOB_ARRAY = {
 }
 
 
-def _client(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
-
-
 def _body(**changes) -> dict:
     body = copy.deepcopy(JOB_ARRAY)
     body.update(changes)
     return body
-
-
-@pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user(username="bob", password="another horse battery")
 
 
 @pytest.fixture
@@ -160,8 +147,8 @@ def test_the_reference_catalogue_is_read_only_and_copied_with_every_source(api, 
                      format="json").status_code == 200
 
 
-def test_another_workspaces_workload_is_not_found_listed_copied_or_used(created, catalogue, bob):
-    client = _client(bob)
+def test_another_workspaces_workload_is_not_found_listed_copied_or_used(created, catalogue, bob, client_of):
+    client = client_of(bob)
     assert client.get("/api/v1/workloads/spectra-per-file/").status_code == 404
     assert client.patch("/api/v1/workloads/spectra-per-file/", {"name": "x"}, format="json").status_code == 404
     assert client.delete("/api/v1/workloads/spectra-per-file/").status_code == 404
@@ -174,9 +161,9 @@ def test_another_workspaces_workload_is_not_found_listed_copied_or_used(created,
     assert refused.status_code == 400 and list(refused.json()) == ["workload"]
 
 
-def test_a_viewer_reads_but_does_not_change(created, user, bob):
+def test_a_viewer_reads_but_does_not_change(created, user, bob, client_of):
     add_member(personal_workspace(user), "bob", Role.VIEWER)
-    client = _client(bob)
+    client = client_of(bob)
     assert client.get("/api/v1/workloads/spectra-per-file/").status_code == 200
     response = client.patch("/api/v1/workloads/spectra-per-file/", {"name": "x"}, format="json")
     assert response.status_code == 403 and "editor" in response.json()["detail"]
