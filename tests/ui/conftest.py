@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "var" / "screenshots"
+#: the password of the users the browser tests create
+PASSWORD = "correct horse battery"
 
 
 def _chromium() -> str | None:
@@ -47,3 +50,26 @@ def screenshot():
         return path
 
     return take
+
+
+@pytest.fixture
+def log_in(browser):
+    """``log_in(base_url, path, width, height=900, username="grace")``: a new browser context ``width`` px wide,
+    logged in through the login form and landed on ``path``; returns ``(context, page, errors)``, ``errors``
+    collecting the page's console errors and uncaught exceptions.  The caller closes the context."""
+
+    def go(base_url: str, path: str, width: int, height: int = 900, username: str = "grace"):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{base_url}/accounts/login/?next={quote(path)}")
+        page.get_by_label("User name").fill(username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(lambda url: url == f"{base_url}{path}")
+        return context, page, errors
+
+    return go

@@ -3,8 +3,6 @@ and 400 px in a real Chromium."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 import pytest
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,24 +28,17 @@ def usd_scenario(live_server, django_user_model):
                            entries=entries, user=user, currency="USD")
 
 
-def _open(browser, live_server, path: str, width: int):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(f"{live_server.url}/accounts/login/?next={quote(path)}")
-    page.get_by_label("User name").fill("grace")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(lambda url: url == f"{live_server.url}{path}")
+def _open(log_in, live_server, path: str, width: int):
+    context, page, _ = log_in(live_server.url, path, width)
     page.wait_for_load_state("networkidle")
     return context, page
 
 
 
-def test_the_builder_and_the_scenario_page_show_the_currency_and_its_rate(browser, live_server, usd_scenario,
+def test_the_builder_and_the_scenario_page_show_the_currency_and_its_rate(log_in, live_server, usd_scenario,
                                                                          screenshot):
     for width in WIDTHS:
-        context, page = _open(browser, live_server, "/scenarios/new/?workload=chiles-epoch1", width)
+        context, page = _open(log_in, live_server, "/scenarios/new/?workload=chiles-epoch1", width)
         try:
             options = page.locator("select[name='currency'] option").all_inner_texts()
             assert options[:2] == ["AUD", "USD (1 USD = 1.3 AUD (2015-03-06))"]
@@ -55,7 +46,7 @@ def test_the_builder_and_the_scenario_page_show_the_currency_and_its_rate(browse
             screenshot(page, f"currency-builder-{width}")
         finally:
             context.close()
-        context, page = _open(browser, live_server, f"/scenarios/{usd_scenario.pk}/", width)
+        context, page = _open(log_in, live_server, f"/scenarios/{usd_scenario.pk}/", width)
         try:
             text = page.inner_text("#scenario-currency")
             assert "Amounts in USD, computed in AUD and converted at 1 USD = 1.3 AUD (2015-03-06)" in text

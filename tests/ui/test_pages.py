@@ -4,7 +4,7 @@ no raw Python data on screen, the navigation saying where the user is, and every
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -102,29 +102,14 @@ def _pages(site) -> dict[str, tuple[str, str, str]]:
     }
 
 
-def _login(browser, url: str, width: int):
-    context = browser.new_context(viewport={"width": width, "height": FOLD_PX})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{url}/accounts/login/?next={quote('/')}")
-    page.get_by_label("User name").fill("grace")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{url}/")
-    return context, page, errors
-
-
-def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_console_error(browser, site,
+def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_console_error(log_in, site,
                                                                                              screenshot):
     pages = _pages(site)
     problems: list[str] = []
     header: set[str] = set()
     links: dict[str, set[str]] = {}
     for width in WIDTHS:
-        context, page, errors = _login(browser, site["url"], width)
+        context, page, errors = log_in(site["url"], "/", width, height=FOLD_PX)
         try:
             for name, (path, primary, section) in pages.items():
                 errors.clear()

@@ -5,7 +5,6 @@ slider that changes the winner changes every number that depends on the weights,
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 
 import pytest
 
@@ -85,28 +84,18 @@ def pages(live_server, django_user_model):
             "scenario": demo}
 
 
-def _open(browser, live_server, path: str, width: int):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{live_server.url}/accounts/login/?next={quote(path)}")
-    page.get_by_label("User name").fill("grace")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(lambda url: url == f"{live_server.url}{path}")
+def _open(log_in, live_server, path: str, width: int):
+    context, page, errors = log_in(live_server.url, path, width)
     page.wait_for_load_state("networkidle")
     page.wait_for_function("() => Array.from(document.querySelectorAll('.chart')).every(el => el.querySelector"
                            "('.main-svg'))")
     return context, page, errors
 
 
-def test_results_and_compare_hold_at_1400_and_400_px_with_readable_text_and_titled_axes(browser, live_server, pages,
+def test_results_and_compare_hold_at_1400_and_400_px_with_readable_text_and_titled_axes(log_in, live_server, pages,
                                                                                         screenshot):
     for name, width in [(n, w) for n in ("results", "compare") for w in WIDTHS]:
-        context, page, errors = _open(browser, live_server, pages[name], width)
+        context, page, errors = _open(log_in, live_server, pages[name], width)
         try:
             screenshot(page, f"{name}-{width}")
             where = f"{name} at {width} px"
@@ -123,7 +112,7 @@ def test_results_and_compare_hold_at_1400_and_400_px_with_readable_text_and_titl
 
 
 def test_moving_a_slider_that_changes_the_winner_updates_every_number_that_depends_on_the_weights(
-        browser, live_server, pages):
+        log_in, live_server, pages):
     from apps.scenarios.services import scenario_results
     from apps.scenarios.summary import recommendation
     from apps.scoring.services import scoring_section
@@ -131,7 +120,7 @@ def test_moving_a_slider_that_changes_the_winner_updates_every_number_that_depen
     scenario = pages["scenario"]
     results = scenario_results(scenario)
     scoring = scoring_section(scenario, results)
-    context, page, errors = _open(browser, live_server, pages["results"], 1400)
+    context, page, errors = _open(log_in, live_server, pages["results"], 1400)
     try:
         assert page.text_content("#winner") == "AWS Sydney (EC2 / EBS / S3)"
         before = {sel: page.text_content(sel) for sel in ("#margin", "#ranking-table tbody", "#aggregate-table")}
