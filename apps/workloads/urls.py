@@ -7,4 +7,5 @@ urlpatterns = [
     path("", views.workload_list, name="list"),
     path("reference-observations/", views.observation_list, name="observations"),
     path("<slug:slug>/", views.workload_detail, name="detail"),
+    path("<slug:slug>/copy/", views.workload_copy, name="copy"),
 ]

@@ -26,6 +26,7 @@ from apps.scenarios.services import create_demo_scenario, create_run
 from apps.scoring.forms import DEMO_SPACE
 from apps.scoring.services import create_search
 from apps.workloads.models import Workload, WorkloadStage
+from apps.workloads.services import copy_workload
 
 PASSWORD = "correct horse battery"
 ROLES = ("outsider", "viewer", "editor", "admin")
@@ -61,10 +62,13 @@ def world(db, catalogue, django_user_model):
     platform = copy_platform(Platform.objects.get(slug="magnus"), workspace, user=users["alice"])
     platform.name = "Confidential Magnus of Alice"
     platform.save(update_fields=["name"])
+    workload = copy_workload(Workload.objects.get(slug="sdp-predict-p3"), workspace, user=users["alice"])
+    workload.name = "Confidential pipeline of Alice"
+    workload.save(update_fields=["name"])
     as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": users["alice"]}
     return {"users": as_role, "workspace": workspace, "scenario": scenario, "run": run, "report": report,
             "search": search, "job": job, "profile": job.profile, "calibration": calibration, "benchmark": benchmark,
-            "platform": platform}
+            "platform": platform, "workload": workload}
 
 
 #: URL name -> (method, which object's id, least role, POST data); every workspace-owned URL of the project
@@ -108,13 +112,16 @@ OWNED = {
     "platforms:copy": ("post", "platform", Role.VIEWER, {}),
     "platforms:edit": ("get", "platform", Role.EDITOR, None),
     "platforms:delete": ("post", "platform", Role.EDITOR, {}),
+    # a workspace's own workload: members read it and copy it on into their own active workspace
+    "workloads:detail": ("get", "workload", Role.VIEWER, None),
+    "workloads:copy": ("post", "workload", Role.VIEWER, {}),
 }
 #: URLs that are not about one workspace's object: lists (filtered to the user's workspaces), the shared
 #: read-only catalogue, the builder (creates in the active workspace) and the user's own workspace pages
 NOT_OWNED = {
     "home", "health", "login", "logout", "workspaces", "workspace_switch", "workspace_create", "member_add",
     "invitation_accept", "invitation_decline",  # the user's own invitations (another user's: 404, tested below)
-    "member_remove", "platforms:list", "workloads:list", "workloads:detail",
+    "member_remove", "platforms:list", "workloads:list",
     "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
     "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:score",
     "scoring:tco", "scoring:report_status", "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
@@ -172,7 +179,7 @@ def test_only_staff_change_what_every_workspace_shares(client, db, django_user_m
 def _url(name, world):
     method, which, need, data = OWNED[name]
     obj = world[which]
-    if which == "platform":
+    if which in ("platform", "workload"):
         return reverse(name, kwargs={"slug": obj.slug}), method, need, data
     kwarg = {"run": "run_id", "scenario": "scenario_id", "report": "report_id", "search": "search_id",
              "profile": "profile_id", "job": "job_id", "calibration": "cal_id", "benchmark": "run_id"}[which]
@@ -193,7 +200,7 @@ def test_the_matrix_of_roles_for_each_workspace_owned_url(client, world, name, s
     url, method, need, data = _url(name, world)
     response = client.get(url) if method == "get" else client.post(url, data or {})
     assert response.status_code == 302 and "/accounts/login/" in response["Location"], "anonymous"
-    secrets = (world["scenario"].name, world["platform"].name)
+    secrets = (world["scenario"].name, world["platform"].name, world["workload"].name)
     for role in ROLES:
         client.force_login(world["users"][role])
         response = client.get(url) if method == "get" else client.post(url, data or {})
