@@ -19,12 +19,12 @@ from django.db import transaction
 
 from apps.core.fields import QuantityField
 from apps.workloads.catalogue import CatalogueError, LoadSummary, _load_workloads, _Reader
-from apps.workloads.models import Workload, WorkloadStage
+from apps.workloads.models import Workload
 from apps.workloads.schemas import TEMPLATES
 from simulator.units import DIMENSIONS
 
 __all__ = ["SCHEMA_PATH", "MAX_FILE_BYTES", "read_file", "check_schema", "import_workloads", "file_entries",
-           "workload_entry", "dump"]
+           "fact_entries", "workload_entry", "dump"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "schemas" / "workload.schema.json"
 #: largest workload file read (the reference catalogue's three workloads take 90 kB)
@@ -127,6 +127,22 @@ def _fact(value: Any, source: dict | None, dimension: str | None) -> dict:
     return {"value": value, "unit": unit, "source": source}
 
 
+def fact_entries(obj, keep_empty: tuple[str, ...] = ()) -> dict:
+    """``obj``'s facts (its ``FACT_FIELDS``: a stage's demands, a platform's, node type's or tier's values) in the
+    file format, each in base units with its source; unset ones are left out, except an empty list named in
+    ``keep_empty`` that has a source (a stage that depends on none on purpose)."""
+    out = {}
+    for name in type(obj).FACT_FIELDS:
+        value = getattr(obj, name)
+        if value is None or value == "" or (value == [] and not (name in keep_empty and obj.source_of(name))):
+            continue
+        field = obj._meta.get_field(name)
+        if hasattr(value, "isoformat"):
+            value = value.isoformat()
+        out[name] = _fact(value, obj.source_of(name), field.dimension if isinstance(field, QuantityField) else None)
+    return out
+
+
 def workload_entry(workload: Workload) -> dict:
     """``workload`` in the file format: values in base units, each with its source."""
     declared = {p.name: p.dimension for p in TEMPLATES.get(workload.template, ())}
@@ -136,20 +152,8 @@ def workload_entry(workload: Workload) -> dict:
         entry["description"] = workload.description
     entry["parameters"] = {name: _fact(value, workload.source_of(name), dims.get(name, "scalar"))
                            for name, value in (workload.parameters or {}).items()}
-    stages = []
-    for stage in workload.stages.all():
-        facts = {}
-        for name in WorkloadStage.FACT_FIELDS:
-            value = getattr(stage, name)
-            if value is None or value == "" or (value == [] and name != "depends_on"):
-                continue
-            if name == "depends_on" and value == [] and stage.source_of(name) is None:
-                continue
-            field = WorkloadStage._meta.get_field(name)
-            dimension = field.dimension if isinstance(field, QuantityField) else None
-            facts[name] = _fact(value, stage.source_of(name), dimension)
-        stages.append({"name": stage.name, "facts": facts})
-    entry["stages"] = stages
+    entry["stages"] = [{"name": stage.name, "facts": fact_entries(stage, keep_empty=("depends_on",))}
+                       for stage in workload.stages.all()]
     return entry
 
 

@@ -15,11 +15,10 @@ from django.utils.text import slugify
 
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, require_role
-from apps.core.fields import QuantityField
 from apps.platforms.models import Platform
 from apps.platforms.services import require_platform_editor
 from apps.workloads.catalogue import CatalogueError, load_platform, merge_changes
-from simulator.units import DIMENSIONS
+from apps.workloads.files import fact_entries
 
 __all__ = ["InvalidPlatform", "platform_entry", "merge_platform_entry", "create_platform", "replace_platform"]
 
@@ -33,28 +32,14 @@ class InvalidPlatform(ValueError):
         super().__init__(f"{path or 'platform'}: {message}")
 
 
-def _fact_entries(obj) -> dict:
-    out = {}
-    for name in type(obj).FACT_FIELDS:
-        value = getattr(obj, name)
-        if value is None or value == "" or value == []:
-            continue
-        field = obj._meta.get_field(name)
-        if hasattr(value, "isoformat"):
-            value = value.isoformat()
-        unit = DIMENSIONS.get(field.dimension, "") if isinstance(field, QuantityField) else ""
-        out[name] = {"value": value, "unit": unit, "source": obj.source_of(name)}
-    return out
-
-
 def platform_entry(platform: Platform) -> dict:
     """``platform`` in the catalogue format: every fact in base units with its source, its node types and storage
     tiers (what :func:`apps.workloads.catalogue.load_platform` takes back)."""
     return {
         "name": platform.name, "kind": platform.kind, "description": platform.description,
-        "facts": _fact_entries(platform),
-        "node_types": [{"name": n.name, "facts": _fact_entries(n)} for n in platform.node_types.all()],
-        "storage_tiers": [{"name": t.name, "kind": t.kind, "facts": _fact_entries(t)}
+        "facts": fact_entries(platform),
+        "node_types": [{"name": n.name, "facts": fact_entries(n)} for n in platform.node_types.all()],
+        "storage_tiers": [{"name": t.name, "kind": t.kind, "facts": fact_entries(t)}
                           for t in platform.storage_tiers.all()],
     }
 
