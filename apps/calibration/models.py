@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 
 from apps.core.fields import QuantityField
+from apps.core.models import TaskJob
 
-__all__ = ["Observation"]
+__all__ = ["Observation", "CalibrationJob"]
 
 
 class Observation(models.Model):
@@ -43,3 +46,25 @@ class Observation(models.Model):
     def key(self) -> str:
         """The observation as fits and predictions name it."""
         return f"{self.pk}: {self.label}"
+
+
+class CalibrationJob(TaskJob):
+    """A fit of some demands of a workload to the workspace's observations of it (a Celery task, with progress and
+    cancel): what was asked (``demands``, each ``{name, lower, upper}`` in base units), and once done the fitted
+    values and every observation's prediction and error (``result``), stored into the workload when it is the
+    workspace's own and ``apply`` was asked."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey("accounts.Workspace", on_delete=models.CASCADE, related_name="calibration_jobs")
+    workload = models.ForeignKey("workloads.Workload", on_delete=models.CASCADE, related_name="calibration_jobs")
+    demands = models.JSONField(help_text="[{name, lower, upper}] in base units")
+    apply = models.BooleanField(default=False, help_text="store the fitted values into the workspace's workload")
+    applied = models.BooleanField(default=False)
+    result = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"calibration of {self.workload.slug}"

@@ -9,7 +9,7 @@ from apps.core.provenance import SOURCE_LABELS, source_errors
 from apps.platforms.models import Platform
 from apps.workloads.models import Workload
 
-__all__ = ["InvalidObservation", "record_observation"]
+__all__ = ["InvalidObservation", "usable", "record_observation"]
 
 
 class InvalidObservation(ValueError):
@@ -20,7 +20,7 @@ class InvalidObservation(ValueError):
         self.errors = errors
 
 
-def _usable(queryset, what: str, slug: str, workspace: Workspace, user, errors: dict):
+def usable(queryset, what: str, slug: str, workspace: Workspace, user, errors: dict):
     """The workload or platform ``slug`` if the observation may name it: the reference catalogue's or the
     workspace's own.  One the user cannot see is answered as one that does not exist; one of another workspace of
     theirs is refused, saying to copy it here."""
@@ -44,8 +44,8 @@ def record_observation(workspace: Workspace, *, label: str, workload: str, platf
     label = (label or "").strip()
     if not label:
         errors["label"] = ["give the run a short name"]
-    w = _usable(Workload.objects.prefetch_related("stages"), "workload", workload, workspace, user, errors)
-    p = _usable(Platform.objects.all(), "platform", platform, workspace, user, errors)
+    w = usable(Workload.objects.prefetch_related("stages"), "workload", workload, workspace, user, errors)
+    p = usable(Platform.objects.all(), "platform", platform, workspace, user, errors)
     if quantity not in Observation.Quantity.values:
         errors["quantity"] = [f"one of {', '.join(Observation.Quantity.values)}"]
     stage = (stage or "").strip()

@@ -33,7 +33,7 @@ from simulator.model.io_validation import io_curve, validate_io
 from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 from simulator.model.validation import validate
 
-__all__ = ["validation_report", "seed_sections", "io_benchmarks", "io_rows", "seed_summaries", "io_curve_frames", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures"]
+__all__ = ["validation_report", "seed_sections", "io_benchmarks", "io_rows", "seed_summaries", "io_curve_frames", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures", "default_scenario", "store_fitted"]
 
 DEFAULT_WORKLOAD = "chiles-epoch1"
 
@@ -215,7 +215,7 @@ def default_scenario(platform: PlatformSpec, workload: WorkloadSpec) -> Scenario
                         label=f"{workload.slug} on {platform.slug}")
 
 
-def _store(workload: Workload, fitted: list[FittedParameter]) -> None:
+def store_fitted(workload: Workload, fitted: list[FittedParameter]) -> None:
     """Each fitted value into the workload (a parameter, or a stage's demand ``<stage>.<field>``) with provenance
     "fitted to observations ..."."""
     params = {f.name: f for f in fitted if "." not in f.name}
@@ -254,7 +254,7 @@ def fit_model(workload_slug: str = DEFAULT_WORKLOAD, demands: list[Demand] | Non
                              f"<stage>.cpu_seconds:1:100000 (only the CHILES INVERT CPU split has a default)")
         else:
             fitted = fit_invert_cpu(platforms, spec, obs)
-        _store(workload, fitted)
+        store_fitted(workload, fitted)
     return fitted
 
 

@@ -82,6 +82,8 @@ OWNED = {
     "api:workload-copy": {"post": ("workload", "viewer", 201)},
     # an observed run recorded in the workspace: its members read it, its editors delete it
     "api:observation-detail": {"get": ("observation", "viewer", 200), "delete": ("observation", "editor", 204)},
+    "api:calibration-detail": {"get": ("calibration", "viewer", 200)},
+    "api:calibration-cancel": {"post": ("calibration", "editor", 200)},
 }
 #: lists filtered to the user's workspaces (and shared objects): URL name -> the world's objects it lists
 LISTS = {
@@ -94,7 +96,8 @@ LISTS = {
     "api:platform-list": ("platform",),
     "api:workload-list": ("workload",),
     "api:workspace-list": ("workspace",),
-    "api:observation-list": ("observation",),  # the user's workspaces (their role there: test_workspace_header.py)
+    "api:observation-list": ("observation",),
+    "api:calibration-list": ("calibration",),  # the user's workspaces (their role there: test_workspace_header.py)
 }
 #: the lists' POST creates: URL name -> (the documented answer, the field a request naming another workspace's
 #: object is refused on, the least role in the workspace of the object the body names, or None when the new object
@@ -105,6 +108,8 @@ CREATES = {
     "api:profile-import-list": (202, "platform", None),
     "api:benchmark-list": (202, "platform", None),
     "api:observation-list": (201, "platform", None),
+    # names a workload (Alice's own, in the outsider's and members' requests) instead of a platform
+    "api:calibration-list": (202, "workload", None),
     # a report belongs to its scenario's workspace: requesting one needs the editor role there
     "api:report-list": (202, "scenario", "editor"),
 }
@@ -171,12 +176,14 @@ def _no_dispatch(monkeypatch):
     """Creating a run, an import or a benchmark over the API sends it to a worker: not here (scenario runs and
     reports are sent on commit, which never comes inside the test's transaction)."""
     from apps.benchmarks import services as benchmarks
+    from apps.calibration import fitting
     from apps.profiles import services as profiles
     from apps.scenarios import services as scenarios
 
     monkeypatch.setattr(scenarios, "dispatch_run", lambda run: None)
     monkeypatch.setattr(profiles, "dispatch_import", lambda job: None)
     monkeypatch.setattr(benchmarks, "dispatch", lambda run: None)
+    monkeypatch.setattr(fitting, "dispatch_calibration", lambda job: None)
 
 
 @pytest.fixture(scope="module")
@@ -203,6 +210,7 @@ def _build() -> dict:
 
     from apps.benchmarks.models import BenchmarkRun
     from apps.benchmarks.services import create_benchmark
+    from apps.calibration.models import CalibrationJob
     from apps.calibration.services import record_observation
     from apps.platforms.models import Platform
     from apps.platforms.services import copy_platform
@@ -252,16 +260,22 @@ def _build() -> dict:
     profile = job.profile
     profile.name = "Confidential profile of Alice"
     profile.save(update_fields=["name"])
-    observation = record_observation(workspace, label="Confidential observed run of Alice", workload="chiles-epoch1",
-                                     platform="magnus", quantity="makespan", value_s=3600.0,
-                                     source={"kind": "measurement", "host": "magnus", "date": "2026-11-01"},
-                                     user=alice)
+    measured = {"kind": "measurement", "host": "magnus", "date": "2026-11-01"}
+    observation = record_observation(workspace, label="Confidential observed run of Alice",
+                                     workload=own_workload.slug, platform="magnus", quantity="makespan",
+                                     value_s=3600.0, source=measured, user=alice)
+    record_observation(workspace, label="Confidential reference run of Alice", workload="sdp-predict-p3",
+                       platform="magnus", quantity="makespan", value_s=3600.0, source=measured, user=alice)
+    calibration = CalibrationJob.objects.create(
+        workspace=workspace, workload=own_workload, created_by=alice, status="succeeded", progress=1.0,
+        demands=[{"name": "compute.cpu_seconds", "lower": 1.0, "upper": 1e4}], finished_at=timezone.now())
 
     as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": alice}
     return {
         "users": as_role, "tokens": {role: Token.objects.create(user=u).key for role, u in as_role.items()},
         "workspace": workspace, "scenario": scenario, "run": run, "report": report, "benchmark": benchmark,
         "job": job, "profile": profile, "platform": platform, "workload": own_workload, "observation": observation,
+        "calibration": calibration,
         # what an outsider must never see: every name and id of Alice's objects
         "secrets": [workspace.name, scenario.name, run.label, platform.name, platform.slug, profile.name, job.filename,
                     own_workload.name, own_workload.slug, observation.label,
@@ -288,7 +302,7 @@ def _client(world, role: str) -> APIClient:
 def _state(world) -> dict:
     """What a refused request must leave as it was: how many objects of each kind, and the world's jobs' states."""
     from apps.benchmarks.models import BenchmarkRun
-    from apps.calibration.models import Observation
+    from apps.calibration.models import CalibrationJob, Observation
     from apps.platforms.models import Platform
     from apps.profiles.models import ProfileImport
     from apps.reports.models import Report
@@ -297,12 +311,12 @@ def _state(world) -> dict:
 
     return {
         "counts": [m.objects.count() for m in (Scenario, SimulationRun, Report, BenchmarkRun, ProfileImport, Platform,
-                                               Workload, Observation)],
+                                               Workload, Observation, CalibrationJob)],
         "workload": list(Workload.objects.filter(pk=world["workload"].pk).values_list("name", "description")),
         "platform": list(Platform.objects.filter(pk=world["platform"].pk).values_list("name", "description")),
         "runs": sorted(SimulationRun.objects.values_list("id", "status")),
         "jobs": [type(world[k]).objects.filter(pk=world[k].pk).values_list("status").get()
-                 for k in ("report", "benchmark", "job")],
+                 for k in ("report", "benchmark", "job", "calibration")],
         "cancel_requested": type(world["job"]).objects.filter(pk=world["job"].pk)
         .values_list("cancel_requested", flat=True).get(),
     }
@@ -310,7 +324,8 @@ def _state(world) -> dict:
 
 #: the URL keyword of each kind of object
 KWARGS = {"scenario": "scenario_id", "run": "run_id", "benchmark": "run_id", "report": "report_id",
-          "profile": "profile_id", "job": "job_id", "observation": "observation_id"}
+          "profile": "profile_id", "job": "job_id", "observation": "observation_id",
+          "calibration": "calibration_id"}
 
 
 def _url(name: str, world, which: str) -> str:
@@ -425,7 +440,7 @@ def _check_allowed_change(world, name, role, response, method="post"):
         from apps.calibration.models import Observation
 
         assert not Observation.objects.filter(pk=world["observation"].pk).exists()
-    elif name in ("api:report-cancel", "api:benchmark-cancel", "api:profile-import-cancel"):
+    elif name in ("api:report-cancel", "api:benchmark-cancel", "api:profile-import-cancel", "api:calibration-cancel"):
         assert body["status"] == "succeeded", "a finished job is left as it is"
 
 
@@ -520,6 +535,9 @@ def _create_request(world, name: str, platform: str) -> tuple[dict, str]:
         return {"platform": platform, "kind": "cpu"}, "json"
     if name == "api:report-list":
         return {"scenario": str(world["scenario"].pk), "format": "json"}, "json"
+    if name == "api:calibration-list":  # Alice's workload where her platform is named; the reference one for magnus
+        slug = {world["platform"].slug: world["workload"].slug, "magnus": "sdp-predict-p3"}.get(platform, platform)
+        return {"workload": slug, "demands": [{"name": "compute.cpu_seconds", "lower": 1, "upper": 10000}]}, "json"
     if name == "api:observation-list":
         return {"label": "a new observed run", "workload": "chiles-epoch1", "platform": platform,
                 "quantity": "makespan", "value": "7 min", "source": {"kind": "assumption", "reason": "a test"}}, "json"
@@ -528,12 +546,12 @@ def _create_request(world, name: str, platform: str) -> tuple[dict, str]:
 
 def _created(name: str, body: dict):
     from apps.benchmarks.models import BenchmarkRun
-    from apps.calibration.models import Observation
+    from apps.calibration.models import CalibrationJob, Observation
     from apps.profiles.models import ProfileImport
     from apps.reports.models import Report
     from apps.scenarios.models import Scenario, SimulationRun
 
-    model = {"api:observation-list": Observation, "api:scenario-list": Scenario, "api:run-list": SimulationRun, "api:profile-import-list": ProfileImport,
+    model = {"api:observation-list": Observation, "api:calibration-list": CalibrationJob, "api:scenario-list": Scenario, "api:run-list": SimulationRun, "api:profile-import-list": ProfileImport,
              "api:benchmark-list": BenchmarkRun, "api:report-list": Report}[name]
     return model.objects.get(pk=body["id"])
 
@@ -559,7 +577,8 @@ def test_creating_with_a_token_names_only_the_users_objects(world, name, role):
         assert response.status_code == 400, (response.status_code, response.content[:300])
         assert list(response.json()) == [field]
         # the very answer a made-up name gets: the body echoes what was sent, nothing more
-        named = str(world["scenario"].pk) if name == "api:report-list" else world["platform"].slug
+        named = (str(world["scenario"].pk) if name == "api:report-list"
+                 else world["workload"].slug if name == "api:calibration-list" else world["platform"].slug)
         made_up = str(uuid.uuid4()) if name == "api:report-list" else "no-such-platform"
         data, fmt = _create_request(world, name, "no-such-platform")
         if name == "api:report-list":
@@ -569,7 +588,7 @@ def test_creating_with_a_token_names_only_the_users_objects(world, name, role):
     elif need and RANK[role] < RANK[need]:
         assert response.status_code == 403, (response.status_code, response.content[:300])
         assert f"needs the {need} role" in response.json()["detail"]
-    elif name in ("api:run-list", "api:scenario-list", "api:observation-list") and _personal(world, role) != world["platform"].workspace:
+    elif name in ("api:run-list", "api:scenario-list", "api:observation-list", "api:calibration-list") and _personal(world, role) != world["platform"].workspace:
         assert response.status_code == 400, (role, response.status_code, response.content[:300])
         assert list(response.json()) == [field]
         assert "belongs to another workspace: copy it into this one" in str(response.json()[field])
@@ -623,6 +642,10 @@ def test_creating_in_the_chosen_workspace_needs_the_editor_role_there(world, nam
     if role == "viewer":
         assert response.status_code == 403, (response.status_code, response.content[:300])
         assert "needs the editor role" in response.json()["detail"]
+        assert _state(world) == before
+        return
+    if name == "api:calibration-list" and role == "outsider":  # their own workspace has no observed runs to fit
+        assert response.status_code == 400 and "marked for fitting" in response.json()["workload"][0]
         assert _state(world) == before
         return
     allowed = 201 if name == "api:platform-copy" else CREATES[name][0]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.calibration.models import Observation
+from apps.calibration.models import CalibrationJob, Observation
 from apps.core.fields import QuantitySerializerField
 from apps.core.provenance import SOURCE_LABELS, describe_source
 
-__all__ = ["ObservationSerializer", "ObservationWriteSerializer"]
+__all__ = ["ObservationSerializer", "ObservationWriteSerializer", "CalibrationSerializer", "CalibrationRequestSerializer"]
 
 
 class ObservationSerializer(serializers.ModelSerializer):
@@ -53,3 +53,31 @@ class ObservationWriteSerializer(serializers.Serializer):
         "measurement: host, date (YYYY-MM-DD); assumption: reason; fitted: method"))
     use_for_fitting = serializers.BooleanField(required=False, default=True)
     note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+
+class DemandSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="a stage's per-task demand '<stage>.<field>' (cpu_seconds, overhead_s, "
+                                           "seq_read_bytes, seq_write_bytes, random_read_ops, random_write_ops) or "
+                                           "a numeric workload parameter")
+    lower = serializers.JSONField(help_text="a number in base units, or (a stage's demand) a value with a unit")
+    upper = serializers.JSONField(help_text="a number in base units, or (a stage's demand) a value with a unit")
+
+
+class CalibrationRequestSerializer(serializers.Serializer):
+    """Which demands of a workload to fit to the workspace's observations of it, each bounded."""
+
+    workload = serializers.SlugField(max_length=50)
+    demands = serializers.ListField(child=serializers.JSONField(), help_text="[{name, lower, upper}]")
+    apply = serializers.BooleanField(required=False, default=False, help_text=(
+        "store the fitted values (provenance 'fitted') into the workload; only a workspace's own workload"))
+
+
+class CalibrationSerializer(serializers.ModelSerializer):
+    workspace = serializers.IntegerField(source="workspace_id", read_only=True)
+    workload = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    finished = serializers.BooleanField(source="is_finished", read_only=True)
+
+    class Meta:
+        model = CalibrationJob
+        fields = ["id", "workspace", "workload", "demands", "apply", "applied", "status", "progress", "finished",
+                  "error", "result", "created_at", "started_at", "finished_at"]
