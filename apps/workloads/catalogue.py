@@ -25,8 +25,8 @@ from simulator.model.catalogue import workload_from_dict
 from simulator.model.stages import check_workload
 from simulator.units import UnitError, converted_from, dimension_of, to_base
 
-__all__ = ["CatalogueError", "LoadSummary", "check_general_model", "load_catalogue", "load_platform", "load_workload",
-           "merge_changes"]
+__all__ = ["CatalogueError", "InvalidEntry", "LoadSummary", "check_general_model", "load_catalogue", "load_platform",
+           "load_workload", "merge_changes"]
 
 
 class CatalogueError(ValueError):
@@ -35,6 +35,22 @@ class CatalogueError(ValueError):
     def __init__(self, file: str, path: str, message: str):
         self.file, self.path, self.message = file, path, message
         super().__init__(f"{file}: {path}: {message}")
+
+
+class InvalidEntry(ValueError):
+    """One entry (a workload, a platform) was refused and nothing was saved; ``path`` names the value within it
+    (``stages[1].facts.cpu_seconds``; ``""`` for the entry as a whole)."""
+
+    what = "entry"
+
+    def __init__(self, path: str, message: str):
+        self.path, self.message = path, message
+        super().__init__(f"{path or self.what}: {message}")
+
+    @classmethod
+    def of(cls, exc: CatalogueError) -> InvalidEntry:
+        """The loader's refusal of a single entry (read as ``$``), its path made relative to the entry."""
+        return cls(exc.path.removeprefix("$").removeprefix("."), exc.message)
 
 
 @dataclass
@@ -249,10 +265,14 @@ def load_platform(entry: object, platform: Platform) -> Platform:
     into ``platform`` with its node types and storage tiers: all or nothing.  The API uses this, so a user's
     platform passes the checks the reference catalogue does; a refusal is a :class:`CatalogueError` whose ``path``
     (``$.node_types[0].facts.nic_bandwidth``) names the value."""
-    reader = _Reader.from_data("platform", entry)
+    return _load_entry("platform", _load_platform, entry, platform)
+
+
+def _load_entry(name: str, load, entry: object, obj: models.Model) -> models.Model:
+    """``load(reader, entry, "$", obj)`` for a single entry given as data (not a file): all or nothing."""
     with transaction.atomic():
-        _load_platform(reader, entry, "$", platform)
-    return platform
+        load(_Reader.from_data(name, entry), entry, "$", obj)
+    return obj
 
 
 def merge_changes(entry: dict, changes: dict, by_name: str) -> dict:
@@ -333,10 +353,7 @@ def load_workload(entry: object, workload: Workload) -> Workload:
     into ``workload`` with its stages: all or nothing.  The API uses this, so a user's workload passes the very
     checks the reference catalogue and workload files do; a refusal is a :class:`CatalogueError` whose ``path``
     (``$.stages[1].facts.cpu_seconds``) names the value."""
-    reader = _Reader.from_data("workload", entry)
-    with transaction.atomic():
-        _load_workload(reader, entry, "$", workload)
-    return workload
+    return _load_entry("workload", _load_workload, entry, workload)
 
 
 def check_general_model(reader: _Reader, entry: dict, path: str) -> None:

@@ -17,19 +17,17 @@ from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, require_role
 from apps.platforms.models import Platform
 from apps.platforms.services import require_platform_editor
-from apps.workloads.catalogue import CatalogueError, load_platform, merge_changes
+from apps.workloads.catalogue import CatalogueError, InvalidEntry, load_platform, merge_changes
 from apps.workloads.files import fact_entries
 
 __all__ = ["InvalidPlatform", "platform_entry", "merge_platform_entry", "create_platform", "replace_platform"]
 
 
-class InvalidPlatform(ValueError):
+class InvalidPlatform(InvalidEntry):
     """The platform was refused and nothing was saved; ``path`` names the value (``node_types[0].facts.cores``,
     ``""`` for the platform as a whole)."""
 
-    def __init__(self, path: str, message: str):
-        self.path, self.message = path, message
-        super().__init__(f"{path or 'platform'}: {message}")
+    what = "platform"
 
 
 def platform_entry(platform: Platform) -> dict:
@@ -57,7 +55,7 @@ def _load_platform(entry, platform: Platform) -> Platform:
     try:
         return load_platform(entry, platform)
     except CatalogueError as exc:
-        raise InvalidPlatform(exc.path.removeprefix("$").removeprefix("."), exc.message) from None
+        raise InvalidPlatform.of(exc) from None
 
 
 def _slug_base(text) -> str:

@@ -17,7 +17,7 @@ from django.utils.text import slugify
 
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, get_or_404, require_role, visible
-from apps.workloads.catalogue import CatalogueError, load_workload, merge_changes
+from apps.workloads.catalogue import CatalogueError, InvalidEntry, load_workload, merge_changes
 from apps.workloads.files import check_schema, file_entries, workload_entry
 from apps.workloads.models import Workload
 
@@ -31,13 +31,11 @@ _NAME_SUFFIX = re.compile(r" \(copy( \d+)?\)$")
 _SLUG_BASE_CHARS = 40
 
 
-class InvalidWorkload(ValueError):
+class InvalidWorkload(InvalidEntry):
     """The workload was refused and nothing was saved; ``path`` names the value (``stages[1].facts.cpu_seconds``,
     ``""`` for the workload as a whole)."""
 
-    def __init__(self, path: str, message: str):
-        self.path, self.message = path, message
-        super().__init__(f"{path or 'workload'}: {message}")
+    what = "workload"
 
 
 class WorkloadInUse(ValueError):
@@ -79,7 +77,7 @@ def _load(entry, workload: Workload) -> Workload:
         check_schema("workload", {**entry, "slug": workload.slug} if isinstance(entry, dict) else entry)
         return load_workload(entry, workload)
     except CatalogueError as exc:
-        raise InvalidWorkload(exc.path.removeprefix("$").removeprefix("."), exc.message) from None
+        raise InvalidWorkload.of(exc) from None
 
 
 def _insert(workload: Workload, names, entry=None) -> Workload:
