@@ -21,15 +21,8 @@ def site(live_server, django_user_model, settings):
 
 
 @pytest.mark.parametrize("width", [1400, 400])
-def test_a_changed_value_cites_a_paper_and_a_bad_web_address_is_refused_beside_it(browser, site, screenshot, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(f"{site}/accounts/login/?next=/platforms/magnus/")
-    page.get_by_label("User name").fill("hedy")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{site}/platforms/magnus/")
+def test_a_changed_value_cites_a_paper_and_a_bad_web_address_is_refused_beside_it(log_in, site, screenshot, width):
+    context, page, _ = log_in(site, "/platforms/magnus/", width, username="hedy")
     page.get_by_role("button", name="Copy to my workspace").click()
     page.wait_for_url(f"{site}/platforms/magnus-copy/edit/")
 

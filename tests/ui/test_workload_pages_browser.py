@@ -20,15 +20,8 @@ def site(live_server, django_user_model, settings):
 
 
 @pytest.mark.parametrize("width", [1400, 400])
-def test_an_editor_copies_a_reference_workload_from_its_page(browser, site, screenshot, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(f"{site}/accounts/login/?next=/workloads/sdp-predict-p3/")
-    page.get_by_label("User name").fill("hedy")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{site}/workloads/sdp-predict-p3/")
+def test_an_editor_copies_a_reference_workload_from_its_page(log_in, site, screenshot, width):
+    context, page, _ = log_in(site, "/workloads/sdp-predict-p3/", width, username="hedy")
     assert page.get_by_text("Part of the shared reference catalogue: read-only.").is_visible()
     page.get_by_role("button", name="Copy to my workspace").click()
     page.wait_for_url(f"{site}/workloads/sdp-predict-p3-copy/")
