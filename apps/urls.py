@@ -19,6 +19,7 @@ urlpatterns = [
     path("scoring/", include("apps.scoring.urls")),
     path("benchmarks/", include("apps.benchmarks.urls")),
     path("profiles/", include("apps.profiles.urls")),
+    path("calibration/", include("apps.calibration.urls")),
     path("", include("apps.reports.urls")),
     path("api/", include("apps.api.urls")),
     path("admin/", admin.site.urls),

@@ -17,6 +17,7 @@ from url_walk import named_patterns
 from apps.accounts.models import Membership, Role
 from apps.accounts.workspaces import personal_workspace
 from apps.benchmarks.services import create_benchmark
+from apps.calibration.models import CalibrationJob
 from apps.platforms.models import Platform
 from apps.platforms.services import copy_platform
 from apps.profiles.models import Calibration
@@ -65,8 +66,10 @@ def world(db, catalogue, django_user_model):
     workload = copy_workload(Workload.objects.get(slug="sdp-predict-p3"), workspace, user=users["alice"])
     workload.name = "Confidential pipeline of Alice"
     workload.save(update_fields=["name"])
+    calibration_job = CalibrationJob.objects.create(workspace=workspace, workload=workload, created_by=users["alice"],
+                                                    demands=[{"name": "compute.cpu_seconds", "lower": 1, "upper": 2}])
     as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": users["alice"]}
-    return {"users": as_role, "workspace": workspace, "scenario": scenario, "run": run, "report": report,
+    return {"calibration_job": calibration_job, "users": as_role, "workspace": workspace, "scenario": scenario, "run": run, "report": report,
             "search": search, "job": job, "profile": job.profile, "calibration": calibration, "benchmark": benchmark,
             "platform": platform, "workload": workload}
 
@@ -115,6 +118,8 @@ OWNED = {
     # a workspace's own workload: members read it and copy it on into their own active workspace
     "workloads:detail": ("get", "workload", Role.VIEWER, None),
     "workloads:copy": ("post", "workload", Role.VIEWER, {}),
+    # a calibration fitted to a workspace's observed runs: its members read its result
+    "calibration:detail": ("get", "calibration_job", Role.VIEWER, None),
 }
 #: URLs that are not about one workspace's object: lists (filtered to the user's workspaces), the shared
 #: read-only catalogue, the builder (creates in the active workspace) and the user's own workspace pages
@@ -125,7 +130,7 @@ NOT_OWNED = {
     "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
     "scenarios:scenario_new", "scenarios:scenario_demo", "scenarios:compare", "scoring:index", "scoring:score",
     "scoring:tco", "scoring:report_status", "scoring:rerank", "scoring:searches", "profiles:list", "profiles:measurements",
-    "benchmarks:list",
+    "benchmarks:list", "calibration:list",
     # the active workspace's own copy of the criteria: editor role checked in tests/scoring/test_workspace_criteria
     "scoring:criteria_customise", "scoring:criteria_use_reference",
 }
@@ -182,7 +187,8 @@ def _url(name, world):
     if which in ("platform", "workload"):
         return reverse(name, kwargs={"slug": obj.slug}), method, need, data
     kwarg = {"run": "run_id", "scenario": "scenario_id", "report": "report_id", "search": "search_id",
-             "profile": "profile_id", "job": "job_id", "calibration": "cal_id", "benchmark": "run_id"}[which]
+             "profile": "profile_id", "job": "job_id", "calibration": "cal_id", "benchmark": "run_id",
+             "calibration_job": "calibration_id"}[which]
     return reverse(name, kwargs={kwarg: obj.pk}), method, need, data
 
 
