@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
+from django.utils.text import slugify
 
 from apps.core.fields import QuantityField
 from apps.core.models import ExchangeRate, exchange_rates
@@ -26,7 +27,10 @@ from simulator.model.stages import check_workload
 from simulator.units import UnitError, converted_from, dimension_of, to_base
 
 __all__ = ["CatalogueError", "InvalidEntry", "LoadSummary", "check_general_model", "load_catalogue", "load_platform",
-           "load_workload", "merge_changes"]
+           "load_workload", "merge_changes", "wanted_slug", "SLUG_BASE_CHARS"]
+
+#: the longest slug made from an entry's name, leaving room in the slug fields for "-copy-999"
+SLUG_BASE_CHARS = 40
 
 
 class CatalogueError(ValueError):
@@ -273,6 +277,13 @@ def _load_entry(name: str, load, entry: object, obj: models.Model) -> models.Mod
     with transaction.atomic():
         load(_Reader.from_data(name, entry), entry, "$", obj)
     return obj
+
+
+def wanted_slug(entry: dict, default: str) -> str:
+    """The slug a new entry asks for: its ``slug``, else its name, made a slug of at most :data:`SLUG_BASE_CHARS`
+    characters; ``default`` when neither gives one."""
+    wanted = entry.get("slug") or entry.get("name")
+    return slugify(wanted if isinstance(wanted, str) else "")[:SLUG_BASE_CHARS].strip("-") or default
 
 
 def merge_changes(entry: dict, changes: dict, by_name: str) -> dict:

@@ -11,13 +11,12 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils.text import slugify
 
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, require_role
 from apps.platforms.models import Platform
 from apps.platforms.services import require_platform_editor
-from apps.workloads.catalogue import CatalogueError, InvalidEntry, load_platform, merge_changes
+from apps.workloads.catalogue import CatalogueError, InvalidEntry, load_platform, merge_changes, wanted_slug
 from apps.workloads.files import fact_entries
 
 __all__ = ["InvalidPlatform", "platform_entry", "merge_platform_entry", "create_platform", "replace_platform"]
@@ -58,10 +57,6 @@ def _load_platform(entry, platform: Platform) -> Platform:
         raise InvalidPlatform.of(exc) from None
 
 
-def _slug_base(text) -> str:
-    return (slugify(str(text or ""))[:40].strip("-")) or "platform"
-
-
 def create_platform(entry: object, workspace: Workspace, user=None) -> Platform:
     """A new platform of ``workspace`` from scratch, from its catalogue-format ``entry`` (``slug`` optional: else from
     the name; a taken slug gets ``-2``, ``-3``, ...).  ``user`` needs the editor role there."""
@@ -69,8 +64,7 @@ def create_platform(entry: object, workspace: Workspace, user=None) -> Platform:
         require_role(user, workspace, Role.EDITOR)
     if not isinstance(entry, dict):
         raise InvalidPlatform("", "expected an object with name, kind, facts, node_types and storage_tiers")
-    wanted = entry.get("slug") or entry.get("name")
-    base = _slug_base(wanted if isinstance(wanted, str) else "")
+    base = wanted_slug(entry, "platform")
     body = {k: v for k, v in entry.items() if k != "slug"}
     name = body.get("name")
     if isinstance(name, str) and Platform.objects.filter(Q(workspace__isnull=True) | Q(workspace=workspace),

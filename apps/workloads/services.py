@@ -13,11 +13,17 @@ from pathlib import Path
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.utils.text import slugify
 
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, get_or_404, require_role, visible
-from apps.workloads.catalogue import CatalogueError, InvalidEntry, load_workload, merge_changes
+from apps.workloads.catalogue import (
+    SLUG_BASE_CHARS,
+    CatalogueError,
+    InvalidEntry,
+    load_workload,
+    merge_changes,
+    wanted_slug,
+)
 from apps.workloads.files import check_schema, file_entries, workload_entry
 from apps.workloads.models import Workload
 
@@ -27,8 +33,6 @@ __all__ = ["InvalidWorkload", "WorkloadInUse", "visible_workloads", "get_workloa
 
 _COPY_SUFFIX = re.compile(r"-copy(-\d+)?$")
 _NAME_SUFFIX = re.compile(r" \(copy( \d+)?\)$")
-#: the longest slug a workload takes (its field's length), leaving room for "-copy-999"
-_SLUG_BASE_CHARS = 40
 
 
 class InvalidWorkload(InvalidEntry):
@@ -102,10 +106,6 @@ def _insert(workload: Workload, names, entry=None) -> Workload:
     raise ValueError(f"no free slug after 999 tries, the last {workload.slug!r}")
 
 
-def _slug_base(text: str) -> str:
-    return (slugify(str(text or ""))[:_SLUG_BASE_CHARS].strip("-")) or "workload"
-
-
 def create_workload(entry: object, workspace: Workspace, user=None) -> Workload:
     """A new workload of ``workspace`` from its catalogue-format ``entry`` (``slug`` optional: else from the name;
     a taken slug gets ``-2``, ``-3``, …).  ``user`` needs the editor role there (none: the command line)."""
@@ -113,8 +113,7 @@ def create_workload(entry: object, workspace: Workspace, user=None) -> Workload:
         require_role(user, workspace, Role.EDITOR)
     if not isinstance(entry, dict):
         raise InvalidWorkload("", "expected an object with name, template, parameters and stages")
-    wanted = entry.get("slug") or entry.get("name")
-    base = _slug_base(wanted if isinstance(wanted, str) else "")
+    base = wanted_slug(entry, "workload")
     body = {k: v for k, v in entry.items() if k != "slug"}
     with transaction.atomic():
         workload = Workload(workspace=workspace)
@@ -165,7 +164,7 @@ def merge_entry(workload: Workload, changes: object) -> dict:
 
 
 def _copy_names(workload: Workload, attempt: int) -> tuple[str, str]:
-    base = _COPY_SUFFIX.sub("", workload.slug)[:_SLUG_BASE_CHARS]
+    base = _COPY_SUFFIX.sub("", workload.slug)[:SLUG_BASE_CHARS]
     name = _NAME_SUFFIX.sub("", workload.name)[:140]
     if attempt == 1:
         return f"{base}-copy", f"{name} (copy)"
