@@ -53,6 +53,17 @@ def screenshot():
 
 
 @pytest.fixture
+def catalogue_site(live_server, django_user_model, settings) -> str:
+    """The live server's URL, with the reference catalogue loaded and the user "hedy" (no workspace role beyond
+    her own)."""
+    from apps.workloads.catalogue import load_catalogue
+
+    load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+    django_user_model.objects.create_user(username="hedy", password=PASSWORD)
+    return live_server.url
+
+
+@pytest.fixture
 def log_in(browser):
     """``log_in(base_url, path, width, height=900, username="grace")``: a new browser context ``width`` px wide,
     logged in through the login form and landed on ``path``; returns ``(context, page, errors)``, ``errors``

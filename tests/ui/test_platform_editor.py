@@ -8,20 +8,10 @@ import pytest
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "correct horse battery"
-
-
-@pytest.fixture
-def site(live_server, django_user_model, settings):
-    from apps.workloads.catalogue import load_catalogue
-
-    load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
-    django_user_model.objects.create_user(username="hedy", password=PASSWORD)
-    return live_server.url
-
-
 @pytest.mark.parametrize("width", [1400, 400])
-def test_a_changed_value_cites_a_paper_and_a_bad_web_address_is_refused_beside_it(log_in, site, screenshot, width):
+def test_a_changed_value_cites_a_paper_and_a_bad_web_address_is_refused_beside_it(log_in, catalogue_site, screenshot,
+                                                                                   width):
+    site = catalogue_site
     context, page, _ = log_in(site, "/platforms/magnus/", width, username="hedy")
     page.get_by_role("button", name="Copy to my workspace").click()
     page.wait_for_url(f"{site}/platforms/magnus-copy/edit/")

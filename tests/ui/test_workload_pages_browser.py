@@ -7,20 +7,9 @@ import pytest
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "correct horse battery"
-
-
-@pytest.fixture
-def site(live_server, django_user_model, settings):
-    from apps.workloads.catalogue import load_catalogue
-
-    load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
-    django_user_model.objects.create_user(username="hedy", password=PASSWORD)
-    return live_server.url
-
-
 @pytest.mark.parametrize("width", [1400, 400])
-def test_an_editor_copies_a_reference_workload_from_its_page(log_in, site, screenshot, width):
+def test_an_editor_copies_a_reference_workload_from_its_page(log_in, catalogue_site, screenshot, width):
+    site = catalogue_site
     context, page, _ = log_in(site, "/workloads/sdp-predict-p3/", width, username="hedy")
     assert page.get_by_text("Part of the shared reference catalogue: read-only.").is_visible()
     page.get_by_role("button", name="Copy to my workspace").click()
