@@ -28,8 +28,8 @@ SECTIONS: tuple[Section, ...] = (
     Section("Profiles", "profiles:list", ("/profiles/",), "Upload a profiled run; calibrate a stage from it"),
     Section("Benchmarks", "benchmarks:list", ("/benchmarks/",), "Measure a platform's storage and CPU on a worker"),
     Section("Scoring", "scoring:index", ("/scoring/",), "Criteria, weights, TCO and configuration searches"),
-    Section("Validation", "scenarios:validation", ("/validation/", "/workloads/reference-observations/"),
-            "The model against published measurements"),
+    Section("Validation", "scenarios:validation", ("/validation/", "/workloads/reference-observations/", "/calibration/"),
+            "The model against published measurements; calibrating to your own observed runs"),
 )
 
 
