@@ -65,7 +65,10 @@ def _existing_objects() -> dict[str, dict[str, str]]:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
+    from apps.accounts.workspaces import personal_workspace
     from apps.benchmarks.services import create_benchmark
+    from apps.calibration.fitting import create_calibration
+    from apps.calibration.services import record_observation
     from apps.platforms.models import Platform
     from apps.profiles.services import import_file
     from apps.reports.services import generate_report, request_report
@@ -86,12 +89,19 @@ def _existing_objects() -> dict[str, dict[str, str]]:
     benchmark = create_benchmark(platform=platforms[0], kind="cpu", user=user)
     job = import_file(Path(__file__).resolve().parents[2] / "fixtures" / "profiles" / "rand_read.skyplan.csv",
                       user=user)
+    workspace = personal_workspace(user)
+    observation = record_observation(
+        workspace, label="observed run", workload="sdp-predict-p3", platform="magnus", quantity="makespan",
+        value_s=1500.0, source={"kind": "assumption", "reason": "an observed run for the fuzz test"}, user=user)
+    calibration = create_calibration(workspace, "sdp-predict-p3", [{"name": "compute.cpu_seconds", "lower": "1 s",
+                                                                    "upper": "10 h"}], user=user)
     return {
         "token": Token.objects.create(user=user).key,
         "platforms": {"slug": "magnus"}, "workloads": {"slug": "chiles-epoch1"},
         "scenarios": {"scenario_id": str(scenario.pk)}, "runs": {"run_id": str(runs[0].pk)},
         "benchmarks": {"run_id": str(benchmark.pk)}, "reports": {"report_id": str(report.pk)},
         "profiles": {"profile_id": job.profile_id, "job_id": str(job.pk)},
+        "observations": {"observation_id": observation.pk}, "calibrations": {"calibration_id": str(calibration.pk)},
     }
 
 
@@ -112,12 +122,14 @@ def in_test_transaction():
 @pytest.fixture
 def quiet_dispatch(monkeypatch):
     from apps.benchmarks import services as benchmarks
+    from apps.calibration import fitting
     from apps.profiles import services as profiles
     from apps.scenarios import services as scenarios
 
     monkeypatch.setattr(scenarios, "dispatch_run", lambda run: None)
     monkeypatch.setattr(profiles, "dispatch_import", lambda job: None)
     monkeypatch.setattr(benchmarks, "dispatch", lambda run: None)
+    monkeypatch.setattr(fitting, "dispatch_calibration", lambda job: None)
 
 
 @schema.parametrize()
