@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,87 @@ def _isolated_media(settings, tmp_path):
 
 
 @pytest.fixture
-def catalogue(db):
-    """The real reference catalogue from fixtures/catalogue, loaded into the test database."""
+def catalogue(db, _catalogue_rows):
+    """The real reference catalogue from fixtures/catalogue, loaded into the test database: the rows one real load
+    wrote, copied back in (milliseconds, where a load takes seconds); a real load when they could not be kept."""
     from django.conf import settings
+    from django.db import transaction
 
     from apps.workloads.catalogue import load_catalogue
 
-    return load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+    summary, rows = _catalogue_rows
+    if rows is None:
+        return load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+    with transaction.atomic():  # foreign keys are checked at its end, whatever the order of the tables
+        for table, data in rows.items():
+            _copy_in(table, data)
+    return replace(summary)
+
+
+@pytest.fixture(scope="session")
+def _catalogue_rows(django_db_setup, django_db_blocker):
+    """(summary, rows): the reference catalogue loaded once per session by the real loader, in a transaction rolled
+    back after the rows it wrote were copied out (COPY data per table).  ``rows`` is None when the load also changed
+    tables that held rows before (copying them back would not give what a load gives), or the database is not
+    PostgreSQL."""
+    from django.conf import settings
+    from django.db import connection, transaction
+
+    from apps.workloads.catalogue import load_catalogue
+
+    if connection.vendor != "postgresql":  # COPY is PostgreSQL's
+        return None, None
+    with django_db_blocker.unblock(), transaction.atomic():
+        tables = _tables()
+        before = {table: _fingerprint(table) for table in tables}
+        summary = load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+        changed = [table for table in tables if _fingerprint(table) != before[table]]
+        rows = {table: _copy_out(table) for table in changed} if all(before[t][0] == 0 for t in changed) else None
+        transaction.set_rollback(True)
+    return summary, rows
+
+
+def _tables() -> dict[str, str | None]:
+    """Every table the models have, with its auto-incremented primary key column (None when it has none)."""
+    from django.apps import apps
+
+    auto = ("AutoField", "BigAutoField", "SmallAutoField")
+    return {model._meta.db_table: model._meta.pk.column if model._meta.pk.get_internal_type() in auto else None
+            for model in apps.get_models(include_auto_created=True) if model._meta.managed}
+
+
+def _fingerprint(table: str) -> tuple[int, str]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT count(*), md5(coalesce(string_agg(t::text, \'|\' ORDER BY t::text), \'\')) '
+                       f'FROM "{table}" t')
+        return cursor.fetchone()
+
+
+def _copy_out(table: str) -> tuple[bytes, str | None]:
+    from django.db import connection
+
+    with connection.cursor() as cursor, cursor.cursor.copy(f'COPY "{table}" TO STDOUT') as copy:
+        return b"".join(bytes(block) for block in copy), _tables()[table]
+
+
+def _copy_in(table: str, data: tuple[bytes, str | None]) -> None:
+    """Copy the rows back, and move the table's id sequence past them (a test may have reset it)."""
+    from django.db import connection
+
+    content, pk = data
+    with connection.cursor() as cursor:
+        with cursor.cursor.copy(f'COPY "{table}" FROM STDIN') as copy:
+            copy.write(content)
+        if not pk:
+            return
+        cursor.execute(f"SELECT pg_get_serial_sequence('\"{table}\"', '{pk}'), max(\"{pk}\") FROM \"{table}\"")
+        sequence, top = cursor.fetchone()
+        if sequence and top is not None:
+            cursor.execute(f"SELECT last_value FROM {sequence}")
+            if cursor.fetchone()[0] < top:
+                cursor.execute("SELECT setval(%s, %s)", [sequence, top])
 
 
 @pytest.fixture
