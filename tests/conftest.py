@@ -62,10 +62,13 @@ def _catalogue_rows(django_db_setup, django_db_blocker):
 def _tables() -> dict[str, str | None]:
     """Every table the models have, with its auto-incremented primary key column (None when it has none)."""
     from django.apps import apps
+    from django.db import connection
 
     auto = ("AutoField", "BigAutoField", "SmallAutoField")
+    existing = set(connection.introspection.table_names())
     return {model._meta.db_table: model._meta.pk.column if model._meta.pk.get_internal_type() in auto else None
-            for model in apps.get_models(include_auto_created=True) if model._meta.managed}
+            for model in apps.get_models(include_auto_created=True)
+            if model._meta.managed and model._meta.db_table in existing}
 
 
 def _fingerprint(table: str) -> tuple[int, str]:
