@@ -324,6 +324,14 @@ SKYPLAN_ABANDONED_AFTER_S = env_int("SKYPLAN_ABANDONED_AFTER_S", 6 * 3600)
 # after its job was cancelled is terminated by its worker (SIGTERM, then SIGKILL at twice that), so cancel frees the
 # worker within about 5 s (apps.core.jobs.terminate_unanswered, checked every second in each worker's main process).
 SKYPLAN_CANCEL_GRACE_S = env_int("SKYPLAN_CANCEL_GRACE_S", 2)
+# Memory per worker process: a job may grow its process's address space by SKYPLAN_JOB_MEMORY_MB beyond what the
+# process held when it started (a soft RLIMIT_AS set in each pool process: apps.core.signals.limit_job_memory); past
+# that its allocation fails and the job ends failed with "ran out of memory", instead of taking the host's memory
+# (admission control refuses what its estimate puts above SKYPLAN_MAX_REPLICATION_MEMORY_MB; this catches what the
+# estimate misses).  0 switches it off.  A pool process whose resident memory stays above
+# SKYPLAN_WORKER_RECYCLE_MB after a task is replaced by a fresh one (Celery's worker_max_memory_per_child).
+SKYPLAN_JOB_MEMORY_MB = env_int("SKYPLAN_JOB_MEMORY_MB", 3000)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int("SKYPLAN_WORKER_RECYCLE_MB", 1000) * 1024  # KiB
 
 # --- REST API (apps/api): token or session authentication, the same login requirement as the pages.
 REST_FRAMEWORK = {

@@ -13,9 +13,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def start_worker(queues: str, name: str, env: dict | None = None):
+def start_worker(queues: str, name: str, env: dict | None = None, extra_env: dict | None = None):
     """Start a real ``celery worker`` process consuming ``queues``, on the test database (or with the environment
-    ``env``, e.g. private servers'); returns (process, log path, log file).  Stop it with :func:`stop_worker`."""
+    ``env``, e.g. private servers'; plus ``extra_env``); returns (process, log path, log file).  Stop it with
+    :func:`stop_worker`."""
     if env is None:
         from django.db import connection
 
@@ -25,7 +26,7 @@ def start_worker(queues: str, name: str, env: dict | None = None):
             f"{settings_dict['PORT'] or 5432}/{settings_dict['NAME']}"
         )
         env = dict(os.environ, DATABASE_URL=db_url)
-    env = dict(env, CELERY_TASK_DEFAULT_QUEUE=queues.split(",")[0], PYTHONUNBUFFERED="1")
+    env = dict(env, **(extra_env or {}), CELERY_TASK_DEFAULT_QUEUE=queues.split(",")[0], PYTHONUNBUFFERED="1")
     log_path = ROOT / "var" / f"test-worker-{name}.log"
     log_path.parent.mkdir(exist_ok=True)
     log = open(log_path, "w")  # noqa: SIM115 - closed by stop_worker

@@ -33,7 +33,8 @@ from apps.core.models import JOB_FINISHED, JobStatus, WorkerHeartbeat
 
 __all__ = ["TrackedJobs", "PartJobs", "register", "registered", "dispatch", "dispatch_together", "superseded", "DB_RETRY",
            "JobCancelled", "Progress",
-           "cancel", "node_alive", "terminate_unanswered", "unanswered_tasks", "PROGRESS_INTERVAL_S", "LOST_AFTER_S"]
+           "cancel", "node_alive", "out_of_memory", "terminate_unanswered", "unanswered_tasks", "PROGRESS_INTERVAL_S",
+           "LOST_AFTER_S"]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,13 @@ DB_RETRY = {"retry_backoff": 1, "retry_backoff_max": 30, "retry_jitter": False, 
 PROGRESS_INTERVAL_S = 0.5
 #: a job running this long on a Celery node that is not alive (no heartbeat, no answer to a ping) is lost (seconds)
 LOST_AFTER_S = 5.0
+
+
+def out_of_memory(what: str) -> str:
+    """The reason a job ends failed when its process ran out of the memory a job may use (a ``MemoryError`` under
+    the limit :func:`apps.core.signals.limit_job_memory` sets)."""
+    return (f"ran out of memory: {what} needed more than the {settings.SKYPLAN_JOB_MEMORY_MB:,} MB a job may use "
+            "on a worker (SKYPLAN_JOB_MEMORY_MB)")
 
 
 class JobCancelled(Exception):

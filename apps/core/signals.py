@@ -9,9 +9,10 @@ looking at it, and every second terminates the tasks whose job was cancelled but
 from __future__ import annotations
 
 import logging
+import resource
 import threading
 
-from celery.signals import worker_init, worker_ready
+from celery.signals import worker_init, worker_process_init, worker_ready
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,24 @@ def check_storage(sender=None, **kwargs):
         raise SystemExit(f"skyplan worker {node}: refusing to start: {exc}. Set SKYPLAN_STORAGE and its settings "
                          "alike on the web server and every worker (README: Several hosts).") from None
     log.info("storage check passed: %s", describe_store())
+
+
+@worker_process_init.connect
+def limit_job_memory(**kwargs):
+    """In each pool process: let it grow its address space by ``SKYPLAN_JOB_MEMORY_MB`` beyond its size now (a soft
+    RLIMIT_AS; the hard limit stays), so a job that needs more gets a MemoryError and ends failed saying so."""
+    from django.conf import settings
+
+    extra_mb = settings.SKYPLAN_JOB_MEMORY_MB
+    if extra_mb <= 0:
+        return
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        size = int(fh.read().split()[0]) * resource.getpagesize()
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = size + extra_mb * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 @worker_ready.connect

@@ -16,7 +16,7 @@ from pathlib import Path
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from apps.core.jobs import JobCancelled, TrackedJobs
+from apps.core.jobs import JobCancelled, TrackedJobs, out_of_memory
 from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
 from apps.core.storage import NotInStorage, StoreError, delete_file, local_copy, save_file
@@ -145,6 +145,9 @@ def execute_import(job_id, worker: str = "", task_id: str | None = None) -> str:
         pass
     except (OperationalError, InterfaceError):
         raise  # the database went away: the task retries once it is back
+    except MemoryError:
+        _finish(job, Status.FAILED, error=f"{job.filename}: {out_of_memory('analysing this file')}; nothing of this "
+                                          "file was saved")
     except Exception as exc:  # a parser bug must not leave the job running forever
         log.exception("profile import %s failed", job.pk)
         # the exception's text can hold SQL or server paths: it goes to the log, the user gets the file's name

@@ -24,7 +24,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.accounts.workspaces import workspace_for
-from apps.core.jobs import PROGRESS_INTERVAL_S, JobCancelled, PartJobs, dispatch_together
+from apps.core.jobs import PROGRESS_INTERVAL_S, JobCancelled, PartJobs, dispatch_together, out_of_memory
 from apps.core.jobs import cancel as cancel_job
 from apps.core.models import exchange_rates
 from apps.platforms.services import reference_platforms
@@ -245,7 +245,8 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
             raise  # the database went away while progress was written: the task retries once it is back
         except Exception as exc:  # noqa: BLE001 - the run must end 'failed' with a reason, never stuck
             _save_results(done, statuses)
-            _fail(run.pk, rep.pk, f"{type(exc).__name__}: {exc}")
+            _fail(run.pk, rep.pk, out_of_memory(f"replication {rep.index}") if isinstance(exc, MemoryError)
+                  else f"{type(exc).__name__}: {exc}")
             statuses[rep.index] = Status.FAILED
             rest = [r.pk for r in todo[k + 1:]]
             Replication.objects.filter(pk__in=rest, status=Status.RUNNING).update(
@@ -329,8 +330,14 @@ def _finalise_if_complete(run_pk) -> None:
             return
         rows = list(run.replication_set.values_list("index", "seed", "makespan_s", "cost_aud"))
         run.results = asdict(summarise([{"makespan_s": m, "total_cost_aud": c} for _, _, m, c in rows]))
-        _store_details(run, {index: seed for index, seed, _, _ in rows},
-                       shown_indexes([(index, m) for index, _, m, _ in rows]))
+        try:
+            _store_details(run, {index: seed for index, seed, _, _ in rows},
+                           shown_indexes([(index, m) for index, _, m, _ in rows]))
+        except MemoryError:  # the run must end with a reason, not stay running with every replication done
+            run.status, run.finished_at = Status.FAILED, timezone.now()
+            run.error = out_of_memory("simulating the shown replications again in detail")
+            run.save(update_fields=["results", "status", "error", "finished_at"])
+            return
         run.status, run.finished_at = Status.SUCCEEDED, timezone.now()
         run.save(update_fields=["results", "status", "finished_at"])
     prepare_finished_scenarios(run_pk)
