@@ -83,8 +83,9 @@ def _fingerprint(table: str) -> tuple[int, str]:
 def _copy_out(table: str) -> tuple[bytes, str | None]:
     from django.db import connection
 
+    pk = _tables()[table]  # before the COPY: while it is open the connection takes no other query
     with connection.cursor() as cursor, cursor.cursor.copy(f'COPY "{table}" TO STDOUT') as copy:
-        return b"".join(bytes(block) for block in copy), _tables()[table]
+        return b"".join(bytes(block) for block in copy), pk
 
 
 def _copy_in(table: str, data: tuple[bytes, str | None]) -> None:
