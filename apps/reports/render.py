@@ -21,6 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.template.loader import render_to_string
 
+from apps.core.limits import lift_address_space_limit
 from apps.reports.currency import in_currency
 from apps.reports.tables import Table, report_tables, safe_cell
 from apps.scenarios.summary import METHOD_LABELS, validation_label
@@ -246,7 +247,8 @@ def render_pdf(doc: dict) -> bytes:
             f"--print-to-pdf={out}", page.as_uri(),
         ]
         try:
-            proc = subprocess.run(command, capture_output=True, timeout=PDF_TIMEOUT_S, check=False)
+            proc = subprocess.run(command, capture_output=True, timeout=PDF_TIMEOUT_S, check=False,
+                                  preexec_fn=lift_address_space_limit)  # a worker's job cap would kill it
         except subprocess.TimeoutExpired:
             raise RenderError(f"Chromium did not print the PDF within {PDF_TIMEOUT_S} s") from None
         if not out.exists() or out.stat().st_size == 0 or not out.read_bytes().startswith(b"%PDF"):

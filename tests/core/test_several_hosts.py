@@ -7,8 +7,9 @@ a benchmark whose profile file is downloadable, and the worker SIGKILLed (the jo
 restart the next job finishes).  At the end the store holds exactly the files the database names, and nothing of
 the worker host is left.  The same runs on one host with the local file system (the embedded default).
 
-Slow by nature (it starts PostgreSQL, Redis, moto, gunicorn and Celery and migrates a database): 4 to 7 min per
-variant measured on this 2-core machine at load averages of 10 to 16 (set-up 80-230 s, the user's steps 135-240 s).
+Slow by nature (it starts PostgreSQL, Redis, moto, gunicorn and Celery and migrates a database): about 70 s per
+variant on this 2-core machine with little else running (2026-11-27), 4 to 7 min at load averages of 10 to 16
+(set-up 80-230 s, the user's steps 135-240 s).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _reports(hosts, scenario: str) -> None:
                  for fmt in MAGIC}
     for fmt, report in requested.items():
         done = hosts.poll(report["url"], timeout=240)
-        assert done["status"] == "succeeded", done
+        assert done["status"] == "succeeded", f"{fmt}: {done['error']}"
         download = hosts.get(done["download"])
         assert download.status_code == 200, download.text[:500]
         assert download.content[:20].lower().startswith(MAGIC[fmt].lower()) and "attachment" in download.headers["Content-Disposition"]

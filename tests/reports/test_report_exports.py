@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
 from openpyxl import load_workbook
 
 from apps.reports.render import render_csv, render_html, render_json, render_pdf, render_xlsx
@@ -190,3 +191,22 @@ def test_a_name_that_becomes_a_formula_once_split_on_semicolons_is_quoted_and_ne
     book = load_workbook(io.BytesIO(render_xlsx(doc)))
     names = [c.value for c in book["ranking"]["C"]]
     assert "'Magnus;'=1+1;'=cmd|' /C calc'!A0" in names
+
+
+def test_the_pdf_prints_in_a_worker_process_under_its_job_memory_cap(doc):
+    """A worker's pool process caps its address space (SKYPLAN_JOB_MEMORY_MB, a soft RLIMIT_AS) and Chromium,
+    which reserves far more address space than it uses, died at start under an inherited cap (SIGTRAP): reports
+    in PDF failed on every worker.  Here this process takes the same cap a worker takes (1 GB beyond its size)."""
+    import resource
+
+    from apps.core.signals import limit_job_memory
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        with override_settings(SKYPLAN_JOB_MEMORY_MB=1000):
+            limit_job_memory()
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] < 64 * 2**30  # the cap is on
+        pdf = render_pdf(doc)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, before)
+    assert pdf.startswith(b"%PDF")
