@@ -336,22 +336,22 @@ def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> N
         if fcap <= level:
             level = fcap
             frozen = [f for f in active if f.cap <= level]
-            for f in frozen:
-                f.label = f.res[0]
+            bott = None  # labelled by their first resource
         else:
             frozen = [f for f in active if bott in f.res]
-            for f in frozen:
-                f.label = bott
         if level < 0.0:
             level = 0.0
         for f in frozen:
             f.rate = level
+            f.label = f.res[0] if bott is None else bott
             w = f.weight
             use = level * w
             for r in f.res:
                 r._cap -= use
                 r._unf -= w
                 r._used += use
+        if len(frozen) == len(active):
+            break  # all frozen (often at the first step)
         fs = set(map(id, frozen))
         active = [f for f in active if id(f) not in fs]
 
