@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from simulator.core import NORMAL, URGENT, Environment
+from simulator.core import NORMAL, URGENT, Environment, SimulationError
 from simulator.fluid import TIME_EPS, FluidSystem, GeneralGroup, decimate, effective_capacity, max_min_fair
 from simulator.graph import Flow, Phase, PoolSpec, ResourceSpec, Task, TaskGraph
 from simulator.runner import run
@@ -380,3 +380,13 @@ def test_many_flows_of_a_few_classes_match_water_filling_over_every_flow():
     got = _assert_same_as_reference(specs, starts, chains)
     assert len(got) == 400
     assert len({t for t, _, _ in got}) < len(got)  # some flows finish at the same instant
+
+
+def test_a_class_of_flows_with_zero_rate_is_an_error():
+    env = Environment()
+    sys_ = FluidSystem(env, lambda owner, label: None)
+    group = GeneralGroup(sys_)
+    disk = sys_.general("disk", 10.0, group, None, None, 0.0)
+    group.add((disk,), 5.0, 2, 0.0, "stuck")
+    with pytest.raises(SimulationError, match="zero rate"):
+        env.run()
