@@ -13,8 +13,12 @@ with ``on_done(owner, resource)`` when it has moved its amount):
   rates equal, so they stay on this path.
 * :class:`GeneralResource` grouped in a :class:`GeneralGroup`, for resources that
   carry multi-resource flows or flows with their own cap.  Every change at an
-  instant triggers one progressive-filling (water-filling) pass over the group,
-  O(flows x bottlenecks).
+  instant triggers one progressive-filling (water-filling) pass over the group.
+  Flows crossing the same resources with the same cap always get the same rate, so
+  the group keeps them as one *class* (like a :class:`PSResource`: the service
+  ``V(t)`` one unit of weight of the class has received and a heap of finish
+  points); the pass is over classes, O(classes x bottlenecks), and finishing a
+  flow pops it from its class's heap.
 
 A flow has a ``weight``: ``w`` identical flows starting together on the same
 resource are one entry of weight ``w`` (they get ``w`` shares and finish
@@ -286,12 +290,18 @@ class GeneralResource:
         return self.ut_t, self.ut_r
 
 
-def _water_fill(flows: Sequence[GeneralFlow], resources: Iterable[GeneralResource]) -> None:
+def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> None:
     """Progressive filling: set ``rate`` (per unit of weight) and ``label`` of every flow.
+
+    ``flows`` are :class:`GeneralFlow` or :class:`_FlowClass` (anything with ``weight``, ``res``, ``cap``,
+    ``rate`` and ``label``).
 
     Repeatedly find the lowest level at which either a resource saturates (its
     remaining capacity shared by its unfrozen flows) or a flow reaches its cap,
-    and freeze the flows concerned at that level.  ``flows`` order breaks ties.
+    and freeze the flows concerned at that level.  ``resources`` order breaks ties
+    between resources saturating at the same level (the first one is the
+    bottleneck); a cap reached at that level wins over them.  ``flows`` order only
+    decides the order of the subtractions from the resources' remaining capacity.
     """
     for r in resources:
         r._n = 0
@@ -326,22 +336,22 @@ def _water_fill(flows: Sequence[GeneralFlow], resources: Iterable[GeneralResourc
         if fcap <= level:
             level = fcap
             frozen = [f for f in active if f.cap <= level]
-            for f in frozen:
-                f.label = f.res[0]
+            bott = None  # labelled by their first resource
         else:
             frozen = [f for f in active if bott in f.res]
-            for f in frozen:
-                f.label = bott
         if level < 0.0:
             level = 0.0
         for f in frozen:
             f.rate = level
+            f.label = f.res[0] if bott is None else bott
             w = f.weight
             use = level * w
             for r in f.res:
                 r._cap -= use
                 r._unf -= w
                 r._used += use
+        if len(frozen) == len(active):
+            break  # all frozen (often at the first step)
         fs = set(map(id, frozen))
         active = [f for f in active if id(f) not in fs]
 
@@ -361,15 +371,50 @@ def max_min_fair(capacities: dict[str, float], flows: Sequence[tuple[Sequence[st
     return [f.rate for f in gf]
 
 
-class GeneralGroup:
-    """Resources allocated together by water-filling (a connected set of resources)."""
+class _FlowClass:
+    """The flows of a :class:`GeneralGroup` crossing the same resources with the same cap.
 
-    __slots__ = ("sys", "env", "flows", "t", "dirty", "next_t", "resources", "_seq")
+    Water-filling freezes such flows together (the frozen set of a step is every
+    flow whose cap is reached, or every flow crossing the bottleneck resource), so
+    they always share one rate and one label: the class is filled as one flow of
+    their total ``weight``.  ``V`` is the service one unit of weight of the class
+    has received since the class was made; a member needing ``x`` more when it
+    joins at ``V0`` finishes when ``V`` reaches ``V0 + x``.  ``heap`` holds
+    ``(finish V, seq, weight, owner)``.
+    """
+
+    __slots__ = ("res", "cap", "weight", "rate", "label", "V", "heap")
+
+    def __init__(self, res: tuple, cap: float) -> None:
+        self.res = res
+        self.cap = cap
+        self.weight = 0
+        self.rate = 0.0
+        self.label = res[0]
+        self.V = 0.0
+        self.heap: list[tuple] = []
+
+
+class GeneralGroup:
+    """Resources allocated together by water-filling (a connected set of resources).
+
+    Flows are kept in classes (:class:`_FlowClass`, keyed by resources and cap), in
+    the order the classes were made.  Water-filling over classes instead of flows
+    gives the same rates and labels: which flows a step freezes, the level and the
+    bottleneck it picks depend on the flows' caps and resources and on the
+    resources' order, never on the order of the flows (that order only changes the
+    order in which a step's frozen flows are subtracted from their resources'
+    remaining capacity, i.e. the last bits of those sums).  Flows finishing at the
+    same instant are reported in the order they were added, as when they were kept
+    in one list.
+    """
+
+    __slots__ = ("sys", "env", "classes", "t", "dirty", "next_t", "resources", "_seq")
 
     def __init__(self, sys: FluidSystem) -> None:
         self.sys = sys
         self.env = sys.env
-        self.flows: list[GeneralFlow] = []
+        self.classes: dict[tuple, _FlowClass] = {}  # (resources, cap) -> class with members, in creation order
         self.t = 0.0
         self.dirty = False
         self.next_t = -1.0
@@ -379,8 +424,8 @@ class GeneralGroup:
     def _advance(self, now: float) -> None:
         dt = now - self.t
         if dt:
-            for f in self.flows:
-                f.rem -= f.rate * dt
+            for c in self.classes.values():
+                c.V += c.rate * dt
         self.t = now
 
     def add(self, res: tuple, amount: float, weight: int, cap: float | None, owner: Any) -> None:
@@ -397,14 +442,19 @@ class GeneralGroup:
                 c = r.per_flow_cap
             r.moved += amount * weight
             self.resources[r] = None
-        self.flows.append(GeneralFlow(amount, weight, res, c, owner, next(self._seq)))
+        key = (res, c)
+        cls = self.classes.get(key)
+        if cls is None:
+            cls = self.classes[key] = _FlowClass(res, c)
+        cls.weight += weight
+        heappush(cls.heap, (cls.V + amount, next(self._seq), weight, owner))
 
     def flush(self) -> None:
         self.dirty = False
         now = self.env.now
-        flows = self.flows
+        classes = self.classes.values()
         resources = list(self.resources)
-        _water_fill(flows, resources)
+        _water_fill(classes, resources)
         if self.sys.record:
             for r in resources:
                 u = r._used
@@ -418,14 +468,15 @@ class GeneralGroup:
         # forget idle resources (they were just recorded at 0)
         self.resources = {r: None for r in resources if r._n}
         tn = inf
-        for f in flows:
-            if f.rate > 0.0:
-                d = f.rem / f.rate
+        for c in classes:
+            rate = c.rate
+            if rate > 0.0:
+                d = (c.heap[0][0] - c.V) / rate
                 if d < tn:
                     tn = d
         if tn == inf:
             self.next_t = -1.0
-            if flows:
+            if self.classes:
                 from .core import SimulationError
 
                 raise SimulationError("fluid flows with zero rate can never finish")
@@ -442,19 +493,34 @@ class GeneralGroup:
         self.next_t = -1.0
         self._advance(now)
         done = []
-        keep = []
-        for f in self.flows:
-            if f.rem <= f.rate * TIME_EPS + 1e-12 * abs(f.rem + 1.0) or (f.rate > 0.0 and now + f.rem / f.rate <= now):
-                done.append(f)
-            else:
-                keep.append(f)
-        self.flows = keep
+        emptied = []
+        for key, c in self.classes.items():
+            heap = c.heap
+            V = c.V
+            rate = c.rate
+            # a member is done when its remaining amount is within rounding of zero (as judged on that amount) or
+            # its finish rounds to now; both only hold for remaining amounts up to some bound, so the members
+            # done are a prefix of the heap
+            while heap:
+                rem = heap[0][0] - V
+                if rem <= rate * TIME_EPS + 1e-12 * abs(rem + 1.0) or (rate > 0.0 and now + rem / rate <= now):
+                    item = heappop(heap)
+                    c.weight -= item[2]
+                    done.append((item[1], item[3], c.label))
+                else:
+                    break
+            if not heap:
+                emptied.append(key)
+        for key in emptied:
+            del self.classes[key]
         if not self.dirty:
             self.dirty = True
             self.sys.mark(self)
+        if len(done) > 1:
+            done.sort()  # by seq: the order the flows were added
         on_done = self.sys.on_done
-        for f in done:
-            on_done(f.owner, f.label)
+        for _seq, owner, label in done:
+            on_done(owner, label)
 
 
 def decimate(times: Sequence[float], rates: Sequence[float], end: float, max_points: int) -> tuple[tuple[float, float], ...]:
