@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -229,6 +230,13 @@ def chromium_path() -> str | None:
     return None
 
 
+def _unlimited_address_space() -> None:
+    """In the Chromium child: lift the worker's soft cap on address space (the job memory cap), which Chromium's
+    large reservations exceed at start (it dies of SIGTRAP and prints nothing); its time limit still applies."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
 def render_pdf(doc: dict) -> bytes:
     """Print the HTML report to PDF with headless Chromium (A4, charts as vector graphics)."""
     binary = chromium_path()
@@ -246,7 +254,8 @@ def render_pdf(doc: dict) -> bytes:
             f"--print-to-pdf={out}", page.as_uri(),
         ]
         try:
-            proc = subprocess.run(command, capture_output=True, timeout=PDF_TIMEOUT_S, check=False)
+            proc = subprocess.run(command, capture_output=True, timeout=PDF_TIMEOUT_S, check=False,
+                                  preexec_fn=_unlimited_address_space)
         except subprocess.TimeoutExpired:
             raise RenderError(f"Chromium did not print the PDF within {PDF_TIMEOUT_S} s") from None
         if not out.exists() or out.stat().st_size == 0 or not out.read_bytes().startswith(b"%PDF"):

@@ -110,6 +110,23 @@ def test_html_is_self_contained(doc):
         assert row["name"] in html
 
 
+@pytest.mark.skipif(not shutil.which("chromium"), reason="needs chromium (make install installs it)")
+def test_the_pdf_prints_under_a_workers_memory_cap(doc):
+    """A worker's pool process caps its address space (SKYPLAN_JOB_MEMORY_MB, a soft RLIMIT_AS); Chromium, started
+    from it, died of it at start and every PDF report failed on a worker."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        size = int(fh.read().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (size + 1500 * 1024 * 1024, hard))
+    try:
+        pdf = render_pdf(doc)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    assert pdf.startswith(b"%PDF")
+
+
 @pytest.mark.skipif(not shutil.which("pdftotext") or not shutil.which("chromium"),
                     reason="needs chromium and poppler-utils (make install installs both)")
 def test_the_pdf_has_pages_the_ranked_table_and_the_charts(doc, tmp_path):
