@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.db import IntegrityError, transaction
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from apps.accounts.models import Invitation, Membership, Role, Workspace
+from apps.accounts.models import Membership, Role, Workspace
 from apps.accounts.workspaces import (
     InvalidMember,
     accept_invitation,
     active_workspace,
+    decline_invitation,
     get_or_404,
     invite_member,
+    invite_reply,
+    own_invitation,
+    pending_invitations,
     set_active_workspace,
     workspaces_of,
 )
@@ -28,7 +31,7 @@ def workspace_list(request):
     members = []
     if active.role_of(request.user) == Role.ADMIN:
         members = list(active.memberships.select_related("user"))
-    invitations = Invitation.objects.filter(user=request.user).select_related("workspace", "invited_by")
+    invitations = pending_invitations(request.user)
     pending = active.invitations.select_related("user") if members else []
     return render(request, "accounts/workspaces.html", {
         "active": active, "memberships": memberships, "members": members, "roles": Role.choices,
@@ -76,22 +79,13 @@ def member_add(request):
     except InvalidMember as exc:
         messages.error(request, f"Member not added: {exc}")
     else:
-        messages.info(request, f"If a user called {username!r} exists, they are invited to {workspace} (a member "
-                               "already: their role is changed); they join once they accept.")
+        messages.info(request, invite_reply(workspace, username))
     return redirect("workspaces")
-
-
-def _own_invitation(request, invitation_id) -> Invitation:
-    """One of the user's own invitations; anyone else's (or none) is a 404."""
-    invitation = Invitation.objects.select_related("workspace").filter(pk=invitation_id, user=request.user).first()
-    if invitation is None:
-        raise Http404("no such invitation")
-    return invitation
 
 
 @require_POST
 def invitation_accept(request, invitation_id):
-    invitation = _own_invitation(request, invitation_id)
+    invitation = own_invitation(request.user, invitation_id)
     membership = accept_invitation(invitation)
     messages.info(request, f"You joined {membership.workspace} as {membership.role}.")
     return redirect("workspaces")
@@ -99,8 +93,8 @@ def invitation_accept(request, invitation_id):
 
 @require_POST
 def invitation_decline(request, invitation_id):
-    invitation = _own_invitation(request, invitation_id)
-    invitation.delete()
+    invitation = own_invitation(request.user, invitation_id)
+    decline_invitation(invitation)
     messages.info(request, f"Invitation to {invitation.workspace} declined.")
     return redirect("workspaces")
 

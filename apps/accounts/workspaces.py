@@ -16,7 +16,8 @@ from django.utils.text import slugify
 from apps.accounts.models import ROLE_RANK, Invitation, Membership, Role, Workspace
 
 __all__ = ["Role", "personal_workspace", "workspaces_of", "active_workspace", "set_active_workspace", "visible",
-           "get_or_404", "require_role", "require_catalogue_maintainer", "editable_workspace", "workspace_for", "role_allows", "add_member", "invite_member", "accept_invitation", "InvalidMember",
+           "get_or_404", "require_role", "require_catalogue_maintainer", "editable_workspace", "workspace_for", "role_allows", "add_member", "invite_member", "invite_reply", "pending_invitations", "own_invitation",
+           "accept_invitation", "decline_invitation", "InvalidMember",
            "SESSION_KEY"]
 
 SESSION_KEY = "skyplan_workspace"
@@ -182,6 +183,30 @@ def invite_member(workspace: Workspace, username: str, role: str, *, invited_by=
                                         defaults={"role": role, "invited_by": invited_by})
 
 
+def invite_reply(workspace: Workspace, username: str) -> str:
+    """What the admin who invited is told: the same words whether or not the user exists."""
+    return (f"If a user called {username!r} exists, they are invited to {workspace} (a member already: their role "
+            "is changed); they join once they accept.")
+
+
+def pending_invitations(user):
+    """The invitations addressed to ``user`` that they have not answered yet (an answer uses one up), newest first."""
+    if not getattr(user, "is_authenticated", False):
+        return Invitation.objects.none()
+    return Invitation.objects.filter(user=user).select_related("workspace", "invited_by")
+
+
+def own_invitation(user, invitation_id) -> Invitation:
+    """One of ``user``'s own pending invitations; anyone else's (or none) is a 404, so nothing is revealed."""
+    try:
+        invitation = pending_invitations(user).filter(pk=invitation_id).first()
+    except (ValueError, TypeError):
+        invitation = None
+    if invitation is None:
+        raise Http404("no such invitation")
+    return invitation
+
+
 def accept_invitation(invitation: Invitation) -> Membership:
     """The invitee accepts: they become a member with the invited role; the invitation is used up."""
     with transaction.atomic():
@@ -189,3 +214,8 @@ def accept_invitation(invitation: Invitation) -> Membership:
                                                             defaults={"role": invitation.role})
         invitation.delete()
     return membership
+
+
+def decline_invitation(invitation: Invitation) -> None:
+    """The invitee declines: the invitation is used up and nothing else changes."""
+    invitation.delete()

@@ -21,6 +21,12 @@ def _docs_page(view):
 v1 = [
     path("auth/token/", auth.TokenView.as_view(), name="token"),
     path("workspaces/", workspaces.WorkspaceList.as_view(), name="workspace-list"),
+    path("workspaces/<int:workspace_id>/invitations/", workspaces.WorkspaceInvite.as_view(),
+         name="workspace-invitations"),
+    path("invitations/", workspaces.InvitationList.as_view(), name="invitation-list"),
+    path("invitations/<int:invitation_id>/accept/", workspaces.InvitationAccept.as_view(), name="invitation-accept"),
+    path("invitations/<int:invitation_id>/decline/", workspaces.InvitationDecline.as_view(),
+         name="invitation-decline"),
     path("platforms/", catalogue.PlatformList.as_view(), name="platform-list"),
     path("platforms/<slug:slug>/", catalogue.PlatformDetail.as_view(), name="platform-detail"),
     path("platforms/<slug:slug>/copy/", catalogue.PlatformCopy.as_view(), name="platform-copy"),

@@ -22,7 +22,7 @@ def _operations(openapi: dict) -> list[tuple[str, str]]:
 
 
 #: path parameters that are integers; every other ``*_id`` is a UUID
-INT_IDS = {"profile_id", "observation_id"}
+INT_IDS = {"profile_id", "observation_id", "invitation_id", "workspace_id"}
 
 
 def _concrete(path: str) -> str:

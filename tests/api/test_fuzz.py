@@ -58,13 +58,15 @@ def module_catalogue(django_db_setup, django_db_blocker):
 
 def _existing_objects() -> dict[str, dict[str, str]]:
     """A user with a token, and one object of each kind in the user's workspace, so that every operation on an
-    object is also tried on a real one: a finished scenario (its runs), a benchmark, an import with its profile and
-    a generated report.  Path parameter name -> value, per the first part of the path."""
+    object is also tried on a real one: a finished scenario (its runs), a benchmark, an import with its profile, a
+    generated report, the user's workspace and an invitation to the user.  Path parameter name -> value, per the
+    first part of the path."""
     from pathlib import Path
 
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
+    from apps.accounts.models import Invitation
     from apps.accounts.workspaces import personal_workspace
     from apps.benchmarks.services import create_benchmark
     from apps.calibration.fitting import create_calibration
@@ -95,8 +97,12 @@ def _existing_objects() -> dict[str, dict[str, str]]:
         value_s=1500.0, source={"kind": "assumption", "reason": "an observed run for the fuzz test"}, user=user)
     calibration = create_calibration(workspace, "sdp-predict-p3", [{"name": "compute.cpu_seconds", "lower": "1 s",
                                                                     "upper": "10 h"}], user=user)
+    inviter = get_user_model().objects.create_user(username="inviter", password="inviting horse battery")
+    invitation = Invitation.objects.create(workspace=personal_workspace(inviter), user=user, role="editor",
+                                           invited_by=inviter)
     return {
         "token": Token.objects.create(user=user).key,
+        "workspaces": {"workspace_id": workspace.pk}, "invitations": {"invitation_id": invitation.pk},
         "platforms": {"slug": "magnus"}, "workloads": {"slug": "chiles-epoch1"},
         "scenarios": {"scenario_id": str(scenario.pk)}, "runs": {"run_id": str(runs[0].pk)},
         "benchmarks": {"run_id": str(benchmark.pk)}, "reports": {"report_id": str(report.pk)},

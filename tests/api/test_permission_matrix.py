@@ -31,7 +31,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from url_walk import named_patterns
 
-from apps.accounts.models import Membership, Role
+from apps.accounts.models import Invitation, Membership, Role
 from apps.accounts.workspaces import SESSION_KEY, personal_workspace
 from apps.api.pagination import BoundedLimitOffsetPagination
 
@@ -84,6 +84,9 @@ OWNED = {
     "api:observation-detail": {"get": ("observation", "viewer", 200), "delete": ("observation", "editor", 204)},
     "api:calibration-detail": {"get": ("calibration", "viewer", 200)},
     "api:calibration-cancel": {"post": ("calibration", "editor", 200)},
+    # inviting a user to the workspace: its admins only, as on the site (the reply is the same whether or not the
+    # user exists: tests/api/test_invitations.py)
+    "api:workspace-invitations": {"post": ("workspace", "admin", 202)},
 }
 #: lists filtered to the user's workspaces (and shared objects): URL name -> the world's objects it lists
 LISTS = {
@@ -125,6 +128,13 @@ SHARED = {
 #: creating in the active workspace (a token's is the user's personal one, where they are admin) from a body that
 #: names no other object: URL name -> the documented answer
 OWN_CREATES = {"api:workload-list": 201, "api:platform-list": 201}
+#: the user's own invitations: URL name -> {method: the invitee's answer}.  Erin, invited to Alice's workspace, sees
+#: and answers hers; anyone else (Alice who invited her included) gets a 404 and does not see it listed
+INVITEE = {
+    "api:invitation-list": {"get": 200},
+    "api:invitation-accept": {"post": 200},
+    "api:invitation-decline": {"post": 200},
+}
 #: public: no credentials needed (URL name -> methods)
 PUBLIC = {"api:token": {"post"}, "api:schema": {"get"}, "api:docs": {"get"}, "api:redoc": {"get"}}
 
@@ -141,7 +151,7 @@ def _api_views() -> dict[str, set[str]]:
 
 def _checked() -> dict[str, set[str]]:
     checked: dict[str, set[str]] = {}
-    for table in (OWNED, SHARED):
+    for table in (OWNED, SHARED, INVITEE):
         for name, methods in table.items():
             checked.setdefault(name, set()).update(methods)
     for name in LISTS:
@@ -224,11 +234,13 @@ def _build() -> dict:
 
     load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
     users = {name: get_user_model().objects.create_user(username=name, password=PASSWORD)
-             for name in ("alice", "bob", "carol", "dave")}
+             for name in ("alice", "bob", "carol", "dave", "erin")}
     workspace = personal_workspace(users["alice"])
     personal_workspace(users["bob"])
     Membership.objects.create(workspace=workspace, user=users["carol"], role=Role.VIEWER)
     Membership.objects.create(workspace=workspace, user=users["dave"], role=Role.EDITOR)
+    invitation = Invitation.objects.create(workspace=workspace, user=users["erin"], role=Role.EDITOR,
+                                           invited_by=users["alice"])
     alice = users["alice"]
     magnus, aws = Platform.objects.get(slug="magnus"), Platform.objects.get(slug="aws-sydney")
     workload = Workload.objects.get(slug="chiles-epoch1")
@@ -270,12 +282,13 @@ def _build() -> dict:
         workspace=workspace, workload=own_workload, created_by=alice, status="succeeded", progress=1.0,
         demands=[{"name": "compute.cpu_seconds", "lower": 1.0, "upper": 1e4}], finished_at=timezone.now())
 
-    as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": alice}
+    as_role = {"outsider": users["bob"], "viewer": users["carol"], "editor": users["dave"], "admin": alice,
+               "invitee": users["erin"]}
     return {
         "users": as_role, "tokens": {role: Token.objects.create(user=u).key for role, u in as_role.items()},
         "workspace": workspace, "scenario": scenario, "run": run, "report": report, "benchmark": benchmark,
         "job": job, "profile": profile, "platform": platform, "workload": own_workload, "observation": observation,
-        "calibration": calibration,
+        "calibration": calibration, "invitation": invitation,
         # what an outsider must never see: every name and id of Alice's objects
         "secrets": [workspace.name, scenario.name, run.label, platform.name, platform.slug, profile.name, job.filename,
                     own_workload.name, own_workload.slug, observation.label,
@@ -319,13 +332,16 @@ def _state(world) -> dict:
                  for k in ("report", "benchmark", "job", "calibration")],
         "cancel_requested": type(world["job"]).objects.filter(pk=world["job"].pk)
         .values_list("cancel_requested", flat=True).get(),
+        # Alice's workspace's members (a request may create its caller's personal workspace, on first use)
+        "members": sorted(world["workspace"].memberships.values_list("user_id", "role")),
+        "invitations": sorted(Invitation.objects.values_list("workspace_id", "user_id", "role")),
     }
 
 
 #: the URL keyword of each kind of object
 KWARGS = {"scenario": "scenario_id", "run": "run_id", "benchmark": "run_id", "report": "report_id",
           "profile": "profile_id", "job": "job_id", "observation": "observation_id",
-          "calibration": "calibration_id"}
+          "calibration": "calibration_id", "workspace": "workspace_id", "invitation": "invitation_id"}
 
 
 def _url(name: str, world, which: str) -> str:
@@ -347,6 +363,8 @@ def _body(world, name: str, method: str):
     from apps.workloads.files import workload_entry
     from apps.workloads.platform_entries import platform_entry
 
+    if name == "api:workspace-invitations":
+        return {"username": world["users"]["outsider"].username, "role": "viewer"}
     if method == "patch":
         return {"description": "changed"}
     if method == "put":
@@ -440,8 +458,51 @@ def _check_allowed_change(world, name, role, response, method="post"):
         from apps.calibration.models import Observation
 
         assert not Observation.objects.filter(pk=world["observation"].pk).exists()
+    elif name == "api:workspace-invitations":  # Bob is invited, not a member until he accepts
+        assert body["role"] == "viewer" and body["workspace"]["id"] == world["workspace"].pk
+        invitation = Invitation.objects.get(workspace=world["workspace"], user=world["users"]["outsider"])
+        assert (invitation.role, invitation.invited_by) == ("viewer", world["users"][role])
+        assert world["workspace"].role_of(world["users"]["outsider"]) is None
     elif name in ("api:report-cancel", "api:benchmark-cancel", "api:profile-import-cancel", "api:calibration-cancel"):
         assert body["status"] == "succeeded", "a finished job is left as it is"
+
+
+# --- the user's own invitations ----------------------------------------------------------------------------------
+
+INVITEE_CASES = [(name, method, role) for name in sorted(INVITEE) for method in sorted(INVITEE[name])
+                 for role in (*ROLES, "invitee")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "method", "role"), INVITEE_CASES, ids=[" ".join(c) for c in INVITEE_CASES])
+def test_only_the_invitee_sees_and_answers_an_invitation(world, name, method, role):
+    """Erin alone lists, accepts (becoming an editor of Alice's workspace) or declines (staying out) her invitation;
+    everyone else, the members of the workspace and Alice who invited her included, gets a 404 without its content
+    and an empty list, and nothing changes."""
+    invitation, erin = world["invitation"], world["users"]["invitee"]
+    kwargs = {} if name == "api:invitation-list" else {"invitation_id": invitation.pk}
+    before = _state(world)
+    response = _call(_client(world, role), method, reverse(name, kwargs=kwargs))
+    if role == "anonymous":
+        _refused_with_401(response)
+    elif role != "invitee" and name == "api:invitation-list":
+        assert response.status_code == 200 and response.json()["count"] == 0, (role, response.content[:300])
+    elif role != "invitee":
+        assert response.status_code == 404 and response.json() == {"detail": "no such invitation"}, role
+        if role == "outsider":
+            _no_secret(world, response)
+    else:
+        assert response.status_code == INVITEE[name][method], (response.status_code, response.content[:300])
+        body = response.json()
+        if name == "api:invitation-list":
+            assert [(i["id"], i["role"], i["invited_by"], i["workspace"]["id"]) for i in body["results"]] == [
+                (invitation.pk, "editor", "alice", world["workspace"].pk)]
+        else:
+            accepted = name == "api:invitation-accept"
+            assert body["member"] is accepted and not Invitation.objects.filter(pk=invitation.pk).exists()
+            assert world["workspace"].role_of(erin) == (Role.EDITOR if accepted else None)
+            return
+    assert _state(world) == before, "a refused request (or a read) changed something"
 
 
 # --- the shared catalogue ----------------------------------------------------------------------------------------
