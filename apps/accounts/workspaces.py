@@ -155,7 +155,12 @@ def add_member(workspace: Workspace, username: str, role: str) -> Membership:
         raise InvalidMember(f"username: no user is called {username!r}") from None
     if workspace.personal_of_id == user.pk and role != Role.ADMIN:
         raise InvalidMember("role: the owner of a personal workspace stays its admin")
-    membership, _ = Membership.objects.update_or_create(workspace=workspace, user=user, defaults={"role": role})
+    with transaction.atomic():
+        admins = list(Membership.objects.select_for_update().filter(workspace=workspace, role=Role.ADMIN)
+                      .values_list("user_id", flat=True))
+        if role != Role.ADMIN and admins == [user.pk]:
+            raise InvalidMember("role: a workspace keeps at least one admin; make another member admin first")
+        membership, _ = Membership.objects.update_or_create(workspace=workspace, user=user, defaults={"role": role})
     return membership
 
 

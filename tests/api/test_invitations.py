@@ -108,3 +108,19 @@ def test_it_changes_a_members_role_at_once(api, user, carol):
     workspace.memberships.create(user=carol, role=Role.VIEWER)
     assert _invite(api, workspace, "carol", "editor").status_code == 202
     assert workspace.role_of(carol) == Role.EDITOR and not Invitation.objects.exists()
+
+
+def test_it_keeps_a_workspace_with_at_least_one_admin(api, user, carol):
+    """Inviting a member changes their role at once: the last admin of a shared workspace could demote themself and
+    leave it with nobody to run it.  Refused naming the role; with a second admin it is allowed."""
+    from apps.accounts.models import Workspace
+
+    team = Workspace.objects.create(name="Team", slug="team")
+    team.memberships.create(user=user, role=Role.ADMIN)
+    team.memberships.create(user=carol, role=Role.EDITOR)
+    refused = _invite(api, team, "ada", "editor")
+    assert refused.status_code == 400 and "at least one admin" in refused.json()["role"][0], refused.json()
+    assert team.role_of(user) == Role.ADMIN
+    assert _invite(api, team, "carol", "admin").status_code == 202
+    assert _invite(api, team, "ada", "editor").status_code == 202
+    assert (team.role_of(user), team.role_of(carol)) == (Role.EDITOR, Role.ADMIN)
