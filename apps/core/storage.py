@@ -233,12 +233,14 @@ def _s3_backend():
         def _write(self, data: bytes) -> None:
             self.buffer += data
             while len(self.buffer) >= self.part_bytes:
-                with memoryview(self.buffer) as view:
-                    part = bytes(view[:self.part_bytes])
-                del self.buffer[:self.part_bytes]
+                # the full buffer is sent as it is (no copy): a new one gathers the next part
+                part, self.buffer = self.buffer, bytearray()
+                if len(part) > self.part_bytes:
+                    self.buffer = part[self.part_bytes:]
+                    del part[self.part_bytes:]
                 self._send(part)
 
-        def _send(self, part: bytes) -> None:
+        def _send(self, part: bytearray) -> None:
             if self.upload_id is None:
                 self.upload_id = self.client.create_multipart_upload(Bucket=self.bucket_name, Key=self.key,
                                                                      **{**self.params, **self.checksum})["UploadId"]
@@ -257,7 +259,7 @@ def _s3_backend():
                 self.client.put_object(Bucket=self.bucket_name, Key=self.key, Body=bytes(self.buffer), **self.params)
             else:
                 if self.buffer:
-                    self._send(bytes(self.buffer))
+                    self._send(self.buffer)
                 self.client.complete_multipart_upload(Bucket=self.bucket_name, Key=self.key,
                                                       UploadId=self.upload_id, MultipartUpload={"Parts": self.parts})
             self.buffer = bytearray()

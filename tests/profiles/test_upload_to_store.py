@@ -182,3 +182,18 @@ def test_the_page_and_the_api_import_a_profile_uploaded_into_the_store(api, logg
         assert execute_import(job.pk) == "succeeded"
         job.refresh_from_db()
         assert job.profile.file == job.upload_path
+
+
+@pytest.mark.parametrize("step", ["a part", "the completion"])
+def test_an_upload_the_store_fails_leaves_nothing(api, store, monkeypatch, step):
+    def refuse(*args, **kwargs):
+        raise OSError("no space left on the store")
+
+    if store.kind == "s3":
+        client = default_storage.connection.meta.client  # the client the writer uses (one per thread)
+        monkeypatch.setattr(client, "upload_part" if step == "a part" else "complete_multipart_upload", refuse)
+    else:
+        monkeypatch.setattr(storage._LocalWriter, "_write" if step == "a part" else "_complete", refuse)
+    with pytest.raises(storage.StoreError, match="could not write an upload to the store"):
+        _post(api, _body(os.urandom(2 * PART + 5)))
+    assert store.leftovers() == [] and not ProfileImport.objects.exists()
