@@ -226,19 +226,23 @@ def _s3_backend():
             self.checksum: dict[str, str] = {}
             if getattr(self.client.meta.config, "request_checksum_calculation", None) == "when_supported":
                 self.checksum = {"ChecksumAlgorithm": self.params.get("ChecksumAlgorithm", "CRC32")}
-            self.buffer = bytearray()
+            # one part's buffer, filled in place and sent as it is, then filled again: a bytearray (botocore joins
+            # a bytes body to the request's headers, a copy) of fixed size (never grown, so never copied)
+            self.buffer = bytearray(self.part_bytes)
+            self.filled = 0
             self.upload_id: str | None = None
             self.parts: list[dict] = []
 
         def _write(self, data: bytes) -> None:
-            self.buffer += data
-            while len(self.buffer) >= self.part_bytes:
-                # the full buffer is sent as it is (no copy): a new one gathers the next part
-                part, self.buffer = self.buffer, bytearray()
-                if len(part) > self.part_bytes:
-                    self.buffer = part[self.part_bytes:]
-                    del part[self.part_bytes:]
-                self._send(part)
+            with memoryview(data) as view:
+                while view:
+                    take = view[:self.part_bytes - self.filled]
+                    self.buffer[self.filled:self.filled + len(take)] = take
+                    self.filled += len(take)
+                    view = view[len(take):]
+                    if self.filled == self.part_bytes:
+                        self._send(self.buffer)
+                        self.filled = 0
 
         def _send(self, part: bytearray) -> None:
             if self.upload_id is None:
@@ -255,8 +259,9 @@ def _s3_backend():
             self.parts.append(done)
 
         def _complete(self) -> str:
+            del self.buffer[self.filled:]  # the last part (or the whole file, when it is smaller than one part)
             if self.upload_id is None:
-                self.client.put_object(Bucket=self.bucket_name, Key=self.key, Body=bytes(self.buffer), **self.params)
+                self.client.put_object(Bucket=self.bucket_name, Key=self.key, Body=self.buffer, **self.params)
             else:
                 if self.buffer:
                     self._send(self.buffer)

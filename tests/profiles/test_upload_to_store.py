@@ -197,3 +197,14 @@ def test_an_upload_the_store_fails_leaves_nothing(api, store, monkeypatch, step)
     with pytest.raises(storage.StoreError, match="could not write an upload to the store"):
         _post(api, _body(os.urandom(2 * PART + 5)))
     assert store.leftovers() == [] and not ProfileImport.objects.exists()
+
+
+def test_pieces_that_do_not_divide_a_part_arrive_intact(store, db):
+    payload = os.urandom(2 * PART + 12345)
+    writer = storage.open_writer("profiles/uploads/odd/pieces.bin")
+    for at in range(0, len(payload), 2**20 + 7):
+        writer.write(payload[at:at + 2**20 + 7])
+    name = writer.complete()
+    assert writer.size == len(payload) and b"".join(storage.stream(name)) == payload
+    if store.kind == "s3":
+        assert default_storage.bucket.Object(name).e_tag.strip('"').endswith("-3")
