@@ -225,8 +225,9 @@ MEDIA_ROOT = Path(env_str("SKYPLAN_MEDIA_ROOT", str(VAR_DIR / "media")))
 # (apps.core.storage).  SKYPLAN_STORAGE=local (the default) keeps them under MEDIA_ROOT: one host, or several sharing
 # that directory.  SKYPLAN_STORAGE=s3 keeps them in an S3-compatible bucket (Ceph RGW, MinIO, AWS S3) that every host
 # reaches: SKYPLAN_S3_BUCKET, SKYPLAN_S3_ENDPOINT_URL (empty for AWS), SKYPLAN_S3_REGION, and the credentials in
-# AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or any other source boto3 reads).  Uploads and downloads go in parts of
-# SKYPLAN_S3_PART_MB, at most SKYPLAN_S3_CONCURRENCY at once, so memory stays flat whatever the file size.
+# AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or any other source boto3 reads).  Transfers go in parts of
+# SKYPLAN_S3_PART_MB, at most SKYPLAN_S3_CONCURRENCY at once (an upload streamed from its request: one part at a time
+# as it arrives), so memory stays flat whatever the file size.
 SKYPLAN_STORAGE = env_str("SKYPLAN_STORAGE", "local").strip().lower()
 if SKYPLAN_STORAGE == "s3":
     _bucket = env_str("SKYPLAN_S3_BUCKET")

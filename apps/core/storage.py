@@ -3,14 +3,18 @@ API, so any host can reach it: the local file system under MEDIA_ROOT (the embed
 S3-compatible object store through django-storages (Ceph RGW, MinIO, AWS S3; several hosts).  ``SKYPLAN_STORAGE``
 chooses (see settings and README: Several hosts).
 
-Both backends add two methods to Django's API: ``stream(name)`` (the file's bytes in chunks, for a download) and
-``copy_to(name, fh)`` (the file into an open local file, for a parser that needs a real path).  A file that is not
-in the store raises :class:`NotInStorage`, whose message names the file's storage name, never a host's path.
+Both backends add three methods to Django's API: ``stream(name)`` (the file's bytes in chunks, for a download),
+``copy_to(name, fh)`` (the file into an open local file, for a parser that needs a real path) and ``writer(name)``
+(a :class:`StoreWriter` putting a file in the store a piece at a time as its bytes arrive, for an upload: a
+temporary name in the store's own folder renamed at the end, or an S3 multipart upload; an aborted one leaves
+nothing).  A file that is not in the store raises :class:`NotInStorage`, whose message names the file's storage
+name, never a host's path.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import socket
@@ -24,11 +28,15 @@ from django.core.files.storage import FileSystemStorage, default_storage
 
 __all__ = [
     "NotInStorage", "StoreError", "StoreUnusable", "LocalFiles", "save_file", "local_copy", "stream", "delete_file",
-    "check_store", "describe_store", "download_response", "CHUNK_BYTES",
+    "check_store", "describe_store", "download_response", "open_writer", "StoreWriter", "CHUNK_BYTES", "MIN_PART_BYTES",
 ]
+
+log = logging.getLogger(__name__)
 
 #: how much of a file a download or a copy holds in memory at once (bytes)
 CHUNK_BYTES = 1024 * 1024
+#: the smallest part of an S3 multipart upload but the last (S3's own minimum)
+MIN_PART_BYTES = 5 * 1024 * 1024
 #: where the sentinel objects of the start-up check go
 SENTINEL_DIR = ".skyplan-check"
 
@@ -45,8 +53,115 @@ class StoreUnusable(RuntimeError):
     """This process cannot write, read back or delete a file in the store."""
 
 
+class StoreWriter:
+    """A file being put in the store as its bytes arrive: ``write()`` pieces, then ``complete()`` (the file is in
+    the store under the name it returns) or ``abort()`` (nothing of it is left).  ``close()`` aborts unless complete,
+    so a writer dropped on any path leaves nothing; both are safe to call more than once."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.size = 0
+        self.completed = False
+        self.aborted = False
+
+    def write(self, data: bytes) -> None:
+        if self.completed or self.aborted:
+            raise ValueError(f"{self.name}: the upload is already {'complete' if self.completed else 'aborted'}")
+        try:
+            self._write(data)
+        except Exception:
+            self._abort_quietly()
+            raise
+        self.size += len(data)
+
+    def complete(self) -> str:
+        if self.aborted:
+            raise ValueError(f"{self.name}: the upload is already aborted")
+        if not self.completed:
+            try:
+                self.name = self._complete()
+            except Exception:
+                self._abort_quietly()
+                raise
+            self.completed = True
+        return self.name
+
+    def abort(self) -> None:
+        if self.completed or self.aborted:
+            return
+        self.aborted = True
+        self._abort()
+
+    def _abort_quietly(self) -> None:
+        """Abort after a failure, which is what the caller is told about (a failed abort is logged)."""
+        try:
+            self.abort()
+        except Exception:  # noqa: BLE001 - the first failure is the one to raise
+            log.warning("could not abort the upload of %s", self.name, exc_info=True)
+
+    def close(self) -> None:
+        self._abort_quietly()
+
+    def _write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _complete(self) -> str:
+        raise NotImplementedError
+
+    def _abort(self) -> None:
+        raise NotImplementedError
+
+
+class _LocalWriter(StoreWriter):
+    """Writes to a hidden temporary name in the file's own folder of the store, renamed into place at completion (the
+    same file system: no copy)."""
+
+    def __init__(self, storage: FileSystemStorage, name: str):
+        super().__init__(name)
+        self.path = Path(storage.path(name))
+        self.mode = storage.file_permissions_mode
+        self.folder = self.path.parent
+        self.made_folder = not self.folder.exists()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if storage.directory_permissions_mode is not None and self.made_folder:
+            os.chmod(self.folder, storage.directory_permissions_mode)
+        self.partial = self.folder / f".{uuid.uuid4().hex}.partial"
+        self.fh = open(self.partial, "xb")  # noqa: SIM115 - closed at completion or abort
+
+    def _write(self, data: bytes) -> None:
+        self.fh.write(data)
+
+    def _complete(self) -> str:
+        self.fh.close()
+        if self.mode is not None:
+            os.chmod(self.partial, self.mode)
+        if self.path.exists():  # never replace a stored file (names carry a fresh folder; this is a safeguard)
+            raise FileExistsError(self.name)
+        os.rename(self.partial, self.path)
+        return self.name
+
+    def _abort(self) -> None:
+        self.fh.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.partial.unlink()
+        if self.made_folder:
+            with contextlib.suppress(OSError):
+                self.folder.rmdir()
+
+
+def open_writer(name: str) -> StoreWriter:
+    """A :class:`StoreWriter` putting a new file ``name`` in the default store a piece at a time."""
+    own = getattr(default_storage, "writer", None)
+    if own is None:  # both backends Skyplan configures have one
+        raise StoreError(f"the store ({describe_store()}) cannot take a file a piece at a time")
+    return own(name)
+
+
 class LocalFiles(FileSystemStorage):
     """The embedded default: files under MEDIA_ROOT on this host."""
+
+    def writer(self, name: str) -> StoreWriter:
+        return _LocalWriter(self, name)
 
     def stream(self, name: str) -> Iterator[bytes]:
         try:
@@ -92,8 +207,79 @@ def _s3_backend():
     def missing(exc: ClientError) -> bool:
         return exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound")
 
+    class _MultipartWriter(StoreWriter):
+        """An S3 multipart upload: the bytes are gathered into one part (at least ``MIN_PART_BYTES``, the transfer
+        settings' part size) and each part is sent when full, so memory holds one part whatever the file's size.
+        The multipart upload starts with the first full part; a file smaller than one part is a single PUT."""
+
+        def __init__(self, storage, name: str):
+            super().__init__(name)
+            self.storage = storage
+            self.client = storage.connection.meta.client  # the client django-storages made from the same settings
+            self.bucket_name = storage.bucket_name
+            self.key = storage._normalize_name(clean_name(name))
+            chunksize = getattr(storage.transfer_config, "multipart_chunksize", 0) or 0
+            self.part_bytes = max(MIN_PART_BYTES, chunksize)
+            self.params = storage._get_write_parameters(self.key)
+            # as s3transfer does: parts carry the client's default checksum unless it is told to add them only when
+            # required (AWS_REQUEST_CHECKSUM_CALCULATION=when_required, for stores that do not know them)
+            self.checksum: dict[str, str] = {}
+            if getattr(self.client.meta.config, "request_checksum_calculation", None) == "when_supported":
+                self.checksum = {"ChecksumAlgorithm": self.params.get("ChecksumAlgorithm", "CRC32")}
+            # one part's buffer, filled in place and sent as it is, then filled again: a bytearray (botocore joins
+            # a bytes body to the request's headers, a copy) of fixed size (never grown, so never copied)
+            self.buffer = bytearray(self.part_bytes)
+            self.filled = 0
+            self.upload_id: str | None = None
+            self.parts: list[dict] = []
+
+        def _write(self, data: bytes) -> None:
+            with memoryview(data) as view:
+                while view:
+                    take = view[:self.part_bytes - self.filled]
+                    self.buffer[self.filled:self.filled + len(take)] = take
+                    self.filled += len(take)
+                    view = view[len(take):]
+                    if self.filled == self.part_bytes:
+                        self._send(self.buffer)
+                        self.filled = 0
+
+        def _send(self, part: bytearray) -> None:
+            if self.upload_id is None:
+                self.upload_id = self.client.create_multipart_upload(Bucket=self.bucket_name, Key=self.key,
+                                                                     **{**self.params, **self.checksum})["UploadId"]
+            number = len(self.parts) + 1
+            sent = self.client.upload_part(Bucket=self.bucket_name, Key=self.key, UploadId=self.upload_id,
+                                           PartNumber=number, Body=part, **self.checksum)
+            done = {"PartNumber": number, "ETag": sent["ETag"]}
+            if self.checksum:  # the part's checksum is repeated when the parts are joined
+                member = "Checksum" + self.checksum["ChecksumAlgorithm"].upper()
+                if member in sent:
+                    done[member] = sent[member]
+            self.parts.append(done)
+
+        def _complete(self) -> str:
+            del self.buffer[self.filled:]  # the last part (or the whole file, when it is smaller than one part)
+            if self.upload_id is None:
+                self.client.put_object(Bucket=self.bucket_name, Key=self.key, Body=self.buffer, **self.params)
+            else:
+                if self.buffer:
+                    self._send(self.buffer)
+                self.client.complete_multipart_upload(Bucket=self.bucket_name, Key=self.key,
+                                                      UploadId=self.upload_id, MultipartUpload={"Parts": self.parts})
+            self.buffer = bytearray()
+            return clean_name(self.name)
+
+        def _abort(self) -> None:
+            self.buffer = bytearray()
+            if self.upload_id is not None:
+                self.client.abort_multipart_upload(Bucket=self.bucket_name, Key=self.key, UploadId=self.upload_id)
+
     class ObjectStore(S3Storage):
         """An S3-compatible bucket; uploads and downloads are streamed in parts (memory stays flat)."""
+
+        def writer(self, name: str) -> StoreWriter:
+            return _MultipartWriter(self, name)
 
         def _object(self, name: str):
             return self.bucket.Object(self._normalize_name(clean_name(name)))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import socket
-import uuid
 from datetime import date
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from apps.profiles.calibration import DEMAND_FACTS, derive_demands, fit_overhead
 from apps.profiles.checks import check_analysis, check_parsed
 from apps.profiles.models import Calibration, Profile, ProfileImport, Status, TierMeasurement
 from apps.profiles.parsers import FORMATS, Cancelled, ParseError, parse
-from apps.profiles.uploads import stored_name
+from apps.profiles.uploads import StoredUpload, upload_name
 
 __all__ = [
     "InvalidRequest", "store_upload", "discard_upload", "UPLOAD_NOT_FOUND", "PROFILE_FILE_NOT_IN_STORAGE", "create_import", "dispatch_import", "execute_import", "cancel_import",
@@ -35,8 +34,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-UPLOAD_DIR = "profiles/uploads"
 
 
 class InvalidRequest(ValueError):
@@ -51,10 +48,12 @@ PROFILE_FILE_NOT_IN_STORAGE = ("the profile's file is not in storage: it was rem
 
 
 def store_upload(source, filename: str, *, move: bool = False) -> tuple[str, int]:
-    """Put an uploaded file (as Django streamed it) or a local file (a path; ``move`` removes it once stored) in the
-    store every host reaches, named by ``stored_name()``; returns its storage name and size."""
-    name = f"{UPLOAD_DIR}/{uuid.uuid4().hex}/{stored_name(filename)}"
-    return save_file(name, source, move=move)
+    """Keep an upload in the store every host reaches; returns its storage name and size.  An upload streamed into
+    the store as the request arrived (:class:`StoredUpload`) is already there and is kept as it is; another file
+    (a local path, ``move`` removing it once stored, or a file object) is copied in, named by ``upload_name()``."""
+    if isinstance(source, StoredUpload):
+        return source.claim()
+    return save_file(upload_name(filename), source, move=move)
 
 
 def create_import(*, upload_path: str, filename: str, size_bytes: int, fmt: str = "auto", user=None,

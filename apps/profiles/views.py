@@ -18,7 +18,7 @@ from apps.profiles import charts, services
 from apps.profiles.analysis import BOUND_LABELS
 from apps.profiles.forms import CalibrateForm, TierForm, UploadForm
 from apps.profiles.models import Calibration, Profile, ProfileImport, TierMeasurement
-from apps.profiles.uploads import LimitedUploadHandler, SafeTemporaryFileUploadHandler, max_upload_bytes
+from apps.profiles.uploads import max_upload_bytes, store_uploads
 
 
 def _wants_json(request) -> bool:
@@ -27,11 +27,12 @@ def _wants_json(request) -> bool:
 
 @csrf_exempt
 def profile_list(request):
-    """The profile list and the upload form; uploads stream to a temporary file through the size-limited handler,
-    then to the store in parts."""
-    if request.method == "POST":
-        request.upload_handlers = [LimitedUploadHandler(request), SafeTemporaryFileUploadHandler(request)]
-    return _profile_list(request)
+    """The profile list and the upload form; uploads stream into the store as they arrive, through the size limit
+    (what the form then refuses is removed from the store)."""
+    if request.method != "POST":
+        return _profile_list(request)
+    with store_uploads(request):
+        return _profile_list(request)
 
 
 @csrf_protect

@@ -29,7 +29,7 @@ from apps.api.serializers.profiles import ImportSerializer, ProfileDetailSeriali
 from apps.core.storage import NotInStorage, download_response
 from apps.profiles import services
 from apps.profiles.models import Profile, ProfileImport
-from apps.profiles.uploads import LimitedUploadHandler, SafeTemporaryFileUploadHandler, max_upload_bytes
+from apps.profiles.uploads import StoredUpload, max_upload_bytes, store_uploads
 
 __all__ = ["ImportList", "ImportDetail", "ImportCancel", "ProfileList", "ProfileDetail", "ProfileFile"]
 
@@ -42,11 +42,13 @@ class ImportList(ListCreateApiView):
     queryset = ProfileImport.objects.none()
     parser_classes = [MultiPartParser, FormParser]
 
-    def initialize_request(self, request, *args, **kwargs):
-        # stream the upload to disk, refusing a file past the size limit (as the upload page does)
-        if request.method == "POST":
-            request.upload_handlers = [LimitedUploadHandler(request), SafeTemporaryFileUploadHandler(request)]
-        return super().initialize_request(request, *args, **kwargs)
+    def dispatch(self, request, *args, **kwargs):
+        # stream the upload into the store, refusing a file past the size limit (as the upload page does); an upload
+        # the request then refuses is removed
+        if request.method != "POST":
+            return super().dispatch(request, *args, **kwargs)
+        with store_uploads(request):
+            return super().dispatch(request, *args, **kwargs)
 
     def get_queryset(self):
         return visible(ProfileImport.objects.select_related("platform"), self.request.user)
@@ -63,7 +65,7 @@ class ImportList(ListCreateApiView):
         upload.is_valid(raise_exception=True)
         d = upload.validated_data
         f = d["file"]
-        if not hasattr(f, "temporary_file_path"):
+        if not isinstance(f, StoredUpload):
             raise ValidationError({"file": ["send the file as multipart/form-data"]})
         rel, size = services.store_upload(f, f.name)
         try:
