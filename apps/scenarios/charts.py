@@ -247,7 +247,7 @@ def validation_error_figure(rows: pd.DataFrame) -> go.Figure:
     with the ±25% and ±50% bands."""
     fig = go.Figure()
     rows = rows[rows["error_pct"].notna()]
-    labels = [f"{q.replace('_', ' ')}<br>{p}" for q, p in zip(rows["quantity"], rows["platform"], strict=True)]
+    labels = [f"{q}<br>{p}" for q, p in zip(rows["quantity_label"], rows["platform_name"], strict=True)]
     for in_sample, name, symbol in ((False, "predicted (out of sample)", "circle"),
                                     (True, "fit point / input (in sample)", "diamond-open")):
         part = rows[rows["in_sample"] == in_sample]
