@@ -97,7 +97,7 @@ def io_rows() -> list[dict]:
     return [asdict(r) for r in validate_io(io_benchmarks(), obs)]
 
 
-_AXIS = {"nodes": ("nodes", 1.0, "nodes"), "data_bytes": ("data", 1e9, "data size (GB)"),
+_AXIS = {"nodes": ("nodes", 1.0, "nodes (count)"), "data_bytes": ("data", 1e9, "data size (GB)"),
          "request_bytes": ("request", 1024.0, "request (chunk) size (KiB)")}
 
 
@@ -154,7 +154,7 @@ def seed_sections(report: dict) -> list[dict]:
             c = curves[curves["seed"] == seed]
             p = points[points["seed"] == seed] if not points.empty else points
             for i, axis in enumerate(dict.fromkeys(c["axis"])):
-                figures.append({"id": f"curves-{seed}-{i}", "title": f"Model curves against {axis}",
+                figures.append({"id": f"curves-{seed}-{i}", "title": f"Model curves against {axis.rsplit(' (', 1)[0]}",
                                 "json": io_curves_figure(c, p, axis).to_json()})
         out.append({"seed": seed, "short": bib.get(seed, {}).get("short", f"seed {seed}"),
                     "citation": bib.get(seed, {}).get("citation", ""), "summary": sm, "figures": figures})

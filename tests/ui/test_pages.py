@@ -63,6 +63,35 @@ URL = re.compile(r"\b[a-z]+://\S+|(?<!\S)/\S*")
 #: a name built like an identifier: lower-case words joined by "_" or "-"
 IDENTIFIER = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)+$")
 
+#: every cartesian axis of every plotly chart: type, whether it shows tick labels, its title and tick values
+AXES = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(el => {
+  const layout = el._fullLayout || {};
+  return Object.keys(layout).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => {
+    const ax = layout[k];
+    return {chart: el.id, axis: k, type: ax.type, ticks: !!ax.showticklabels && ax.visible !== false,
+            title: (ax.title && ax.title.text) || '', values: (ax._vals || []).map(v => v.x)};
+  });
+})"""
+#: a unit in parentheses or brackets: "time (h)", "cost [AUD]"
+UNIT = re.compile(r"\([^()]*[^()\s][^()]*\)|\[[^\[\]]*[^\[\]\s][^\[\]]*\]")
+#: a title naming a rank or a score, which has no unit
+UNITLESS = re.compile(r"\b(?:rank|score|share|fraction)", re.IGNORECASE)
+
+
+def axis_problems(axis: dict) -> list[str]:
+    """An axis showing numbers has a title; the title of a quantity names its unit.  Categories (platform names)
+    need neither; a fraction (ticks within 0..1) or a rank or score (so titled) needs no unit."""
+    if not axis["ticks"] or axis["type"] not in ("linear", "log"):
+        return []
+    title = axis["title"].strip()
+    if not title:
+        return [f"{axis['chart']} {axis['axis']}: numbers without a title"]
+    values = axis["values"]
+    if UNIT.search(title) or values and all(0 <= v <= 1 for v in values) or UNITLESS.search(title):
+        return []
+    return [f"{axis['chart']} {axis['axis']}: \"{title}\" names no unit"]
+
+
 def catalogue_identifiers() -> set[str]:
     """Every slug and name the catalogue holds that is built like an identifier (lower-case words joined by "_" or
     "-"): platform and workload slugs, stage names, node types, storage tiers, choice values of the catalogue
@@ -180,6 +209,7 @@ def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_c
                              for raw in RAW if raw in text]
                 problems += [f"{where}: identifier on screen: {found}"
                              for found in identifiers_in(page.evaluate(VISIBLE_TEXT), identifiers)]
+                problems += [f"{where}: axis {p}" for axis in page.evaluate(AXES) for p in axis_problems(axis)]
                 current = [a["href"] for a in m["nav"] if a["current"] == "page"]
                 if current != [section]:
                     problems.append(f"{where}: the header marks {current} as the current page, not {section}")
