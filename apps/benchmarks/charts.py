@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from apps.core.axes import axis_title
+
 __all__ = ["contention_figure", "minipipeline_figure", "figure_for"]
 
 PATTERN_LABELS = {"seq_read": "sequential read", "seq_write": "sequential write", "rand_read": "random 4 KiB read",
@@ -20,8 +22,8 @@ def contention_figure(result: dict) -> str:
                                      mode="lines+markers", name=label,
                                      customdata=[p["iops"] for p in points],
                                      hovertemplate="%{x} streams: %{y:.1f} MB/s, %{customdata:.0f} IOPS<extra></extra>"))
-    fig.update_layout(height=360, xaxis={"title": "concurrent streams", "type": "log", "dtick": 0.30103},
-                      yaxis_title="aggregate MB/s", margin={"l": 60, "r": 20, "t": 30, "b": 50})
+    fig.update_layout(height=360, xaxis={"title": axis_title("concurrent streams", "count"), "type": "log", "dtick": 0.30103},
+                      yaxis_title=axis_title("aggregate throughput", "MB/s"), margin={"l": 60, "r": 20, "t": 30, "b": 50})
     return fig.to_json()
 
 
@@ -36,7 +38,7 @@ def minipipeline_figure(result: dict) -> str:
         go.Bar(name="measured", x=stages, y=[measured[s]["end_s"] - measured[s]["start_s"] for s in stages]),
         go.Bar(name="simulated", x=stages, y=[predicted.get(s, {}).get("task_seconds", 0.0) for s in stages]),
     ])
-    fig.update_layout(barmode="group", height=340, yaxis_title="seconds", margin={"l": 60, "r": 20, "t": 30, "b": 50})
+    fig.update_layout(barmode="group", height=340, yaxis_title=axis_title("time", "s"), margin={"l": 60, "r": 20, "t": 30, "b": 50})
     return fig.to_json()
 
 

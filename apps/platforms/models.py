@@ -10,6 +10,7 @@ from django.db import models
 from django.urls import reverse
 
 from apps.core.fields import QuantityField
+from apps.core.labels import readable
 from apps.core.models import CatalogueModel
 
 __all__ = ["Platform", "NodeType", "StorageTier"]
@@ -207,7 +208,12 @@ class NodeType(CatalogueModel):
         constraints = [models.UniqueConstraint(fields=["platform", "name"], name="unique_node_type_per_platform")]
 
     def __str__(self) -> str:
-        return f"{self.platform.name} · {self.name}"
+        return f"{self.platform.name} · {self.label}"
+
+    @property
+    def label(self) -> str:
+        """The type's name as words ("xc40 compute"), for pages."""
+        return readable(self.name)
 
     def clean(self):
         from django.core.exceptions import ValidationError

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from apps.core.axes import axis_title
 from apps.profiles.analysis import (
     class_series_frame,
     histogram_frame,
@@ -23,7 +24,7 @@ BOUND_COLOURS = {"cpu": "#9467bd", "seq_io": "#1f77b4", "random_io": "#d62728", 
 MB = 1e6
 
 
-def _layout(fig: go.Figure, title: str, y: str, x: str = "time since start (s)") -> go.Figure:
+def _layout(fig: go.Figure, title: str, y: str, x: str = axis_title("time since start", "s")) -> go.Figure:
     fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, template="plotly_white", height=320,
                       margin={"l": 60, "r": 20, "t": 50, "b": 50}, legend={"orientation": "h", "y": -0.25})
     return fig
@@ -42,7 +43,7 @@ def cpu_figure(series: pd.DataFrame, phases: pd.DataFrame) -> go.Figure:
     fig.add_scatter(x=series["t_s"], y=series["cpu_user_pct"], name="user", stackgroup="cpu", mode="lines")
     fig.add_scatter(x=series["t_s"], y=series["cpu_system_pct"], name="kernel", stackgroup="cpu", mode="lines")
     _shade_phases(fig, phases)
-    return _layout(fig, "CPU", "% of one core")
+    return _layout(fig, "CPU", axis_title("CPU", "% of one core"))
 
 
 def memory_figure(series: pd.DataFrame) -> go.Figure:
@@ -50,7 +51,7 @@ def memory_figure(series: pd.DataFrame) -> go.Figure:
     fig.add_scatter(x=series["t_s"], y=series["rss_bytes"] / MB, name="resident (RSS)", mode="lines")
     if series["vm_bytes"].notna().any():
         fig.add_scatter(x=series["t_s"], y=series["vm_bytes"] / MB, name="virtual (VM)", mode="lines")
-    return _layout(fig, "Memory", "MB")
+    return _layout(fig, "Memory", axis_title("memory", "MB"))
 
 
 def io_figure(series: pd.DataFrame, phases: pd.DataFrame) -> go.Figure:
@@ -64,9 +65,9 @@ def io_figure(series: pd.DataFrame, phases: pd.DataFrame) -> go.Figure:
     if series["io_ops_per_s"].notna().any():
         fig.add_scatter(x=series["t_s"], y=series["io_ops_per_s"], name="operations/s", mode="lines", yaxis="y2",
                         line={"dash": "dot"})
-        fig.update_layout(yaxis2={"title": "operations/s", "overlaying": "y", "side": "right"})
+        fig.update_layout(yaxis2={"title": axis_title("operations", "per s"), "overlaying": "y", "side": "right"})
     _shade_phases(fig, phases)
-    return _layout(fig, "I/O", "MB/s")
+    return _layout(fig, "I/O", axis_title("throughput", "MB/s"))
 
 
 def class_figure(frame: pd.DataFrame, phases: pd.DataFrame) -> go.Figure:
@@ -77,7 +78,7 @@ def class_figure(frame: pd.DataFrame, phases: pd.DataFrame) -> go.Figure:
             fig.add_scatter(x=part["t_s"], y=part["bytes_per_s"] / MB, name=CLASS_LABELS.get(cls, cls), mode="lines",
                             line={"color": CLASS_COLOURS.get(cls)})
     _shade_phases(fig, phases)
-    return _layout(fig, "Throughput by access class", "MB/s")
+    return _layout(fig, "Throughput by access class", axis_title("throughput", "MB/s"))
 
 
 def _size_label(v: float) -> str:
@@ -106,9 +107,10 @@ def histogram_figure(frame: pd.DataFrame, which: str) -> go.Figure:
         fig.add_bar(x=[names[lo] for lo in part["lower"]], y=part["count"], name=CLASS_LABELS.get(cls, cls),
                     marker_color=CLASS_COLOURS.get(cls))
     if which == "size":
-        _layout(fig, "Request sizes", "requests", "request size (bin from)")
+        _layout(fig, "Request sizes", axis_title("requests", "count"), "request size (bin from)")
     else:
-        _layout(fig, "Inter-arrival times (end of one request to start of the next, same class)", "requests",
+        _layout(fig, "Inter-arrival times (end of one request to start of the next, same class)",
+                axis_title("requests", "count"),
                 "time between requests (bin from)")
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=order)
     fig.update_layout(barmode="group")
@@ -121,8 +123,8 @@ def fio_figure(jobs: pd.DataFrame) -> go.Figure:
     fig.add_bar(x=jobs["job"], y=jobs["write_bw_bytes_per_s"] / MB, name="write MB/s")
     fig.add_scatter(x=jobs["job"], y=jobs["read_iops"] + jobs["write_iops"], name="IOPS", mode="markers", yaxis="y2",
                     marker={"size": 10, "symbol": "diamond"})
-    fig.update_layout(yaxis2={"title": "IOPS", "overlaying": "y", "side": "right", "type": "log"}, barmode="group")
-    return _layout(fig, "fio jobs", "MB/s", "job")
+    fig.update_layout(yaxis2={"title": axis_title("IOPS", "operations/s"), "overlaying": "y", "side": "right", "type": "log"}, barmode="group")
+    return _layout(fig, "fio jobs", axis_title("throughput", "MB/s"), "job")
 
 
 def darshan_files_figure(files: pd.DataFrame) -> go.Figure:
@@ -133,7 +135,7 @@ def darshan_files_figure(files: pd.DataFrame) -> go.Figure:
     fig.add_bar(x=label, y=files["write_bytes"] / MB, name="written", marker_color=CLASS_COLOURS["seq_write"])
     fig.update_layout(barmode="group")
     fig.update_xaxes(type="category")
-    return _layout(fig, "Busiest files (POSIX)", "MB", "file")
+    return _layout(fig, "Busiest files (POSIX)", axis_title("data", "MB"), "file")
 
 
 def calibration_figure(measured_s: float, before_s: float | None, after_s: float | None) -> str:
@@ -143,7 +145,7 @@ def calibration_figure(measured_s: float, before_s: float | None, after_s: float
     fig = go.Figure(go.Bar(x=labels, y=values, marker_color=["#444444", "#d62728", "#2ca02c"],
                            text=[f"{v:.3g} s" if v is not None else "—" for v in values], textposition="outside"))
     fig.update_yaxes(type="log")
-    return _layout(fig, "One task: measured vs simulated", "seconds (log)", "").to_json()
+    return _layout(fig, "One task: measured vs simulated", axis_title("time", "s, log scale"), "").to_json()
 
 
 def profile_figures(analysis: dict) -> dict[str, str]:

@@ -18,6 +18,7 @@ from django.utils import timezone
 from apps.core.jobs import JobCancelled, TrackedJobs, out_of_memory
 from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
+from apps.core.labels import readable
 from apps.core.storage import NotInStorage, StoreError, delete_file, local_copy, save_file
 from apps.profiles import adapters
 from apps.profiles.analysis import analyse
@@ -221,11 +222,11 @@ def calibrate(*, profiles: list[Profile], stage, platform, node_type: str | None
     facts["overhead"] = overhead
     notes = dict(derived.notes)
     notes["overhead"] = (f"fitted: measured {derived.measured_s:.3f} s minus the simulated task without overhead "
-                         f"({_without:.3f} s) on {platform.slug}/{node_type}/{tier}")
+                         f"({_without:.3f} s) on {platform.name}, {readable(node_type)}, {tier or 'no storage tier'}")
     sim_before = adapters.simulate_stage_task(spec, stage.name, before, node_type=node_type, tier=tier)
     ids = ", ".join(f"{p.pk} ({p.name})" for p in profiles)
     method = (f"fitted from profile {ids}: demands measured in the profile, overhead fitted so one task on "
-              f"{platform.slug} ({node_type}, {tier or 'no storage tier'}) takes the measured {derived.measured_s:.3f} s")
+              f"{platform.name} ({readable(node_type)}, {tier or 'no storage tier'}) takes the measured {derived.measured_s:.3f} s")
     with transaction.atomic():
         cal = Calibration.objects.create(
             stage=stage, platform=platform, node_type=node_type, storage_tier=tier or "", demands=facts, notes=notes,

@@ -11,6 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from apps.core.axes import axis_title
+
 __all__ = [
     "timeline_figure", "utilisation_figure", "MAX_BARS",
     "stage_gantt_figure", "utilisation_over_time_figure", "cost_breakdown_figure", "cost_per_year_figure",
@@ -247,7 +249,7 @@ def validation_error_figure(rows: pd.DataFrame) -> go.Figure:
     with the ±25% and ±50% bands."""
     fig = go.Figure()
     rows = rows[rows["error_pct"].notna()]
-    labels = [f"{q.replace('_', ' ')}<br>{p}" for q, p in zip(rows["quantity"], rows["platform"], strict=True)]
+    labels = [f"{q}<br>{p}" for q, p in zip(rows["quantity_label"], rows["platform_name"], strict=True)]
     for in_sample, name, symbol in ((False, "predicted (out of sample)", "circle"),
                                     (True, "fit point / input (in sample)", "diamond-open")):
         part = rows[rows["in_sample"] == in_sample]
@@ -292,7 +294,7 @@ def io_curves_figure(curves: pd.DataFrame, points: pd.DataFrame, axis: str) -> g
                         "line": {"width": 2, "color": colour}},
                 hovertemplate=f"{p['text']}{' (fit point)' if p['in_sample'] else ''}<extra>published</extra>"))
     fig.update_layout(height=380, margin={"l": 10, "r": 10, "t": 30, "b": 40}, xaxis_title=axis,
-                      yaxis_title="GB/s (per node where so stated)", yaxis={"automargin": True, "rangemode": "tozero"},
+                      yaxis_title=axis_title("rate", "GB/s, per node where so stated"), yaxis={"automargin": True, "rangemode": "tozero"},
                       legend={"orientation": "h", "y": -0.3})
     if axis != "nodes":
         fig.update_xaxes(type="log")

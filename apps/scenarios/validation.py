@@ -8,6 +8,7 @@ observations name, so the numbers here are the numbers a user's run of the same 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pandas as pd
 from django.conf import settings
 from django.db import transaction
 
+from apps.core.labels import readable
 from apps.core.provenance import bibliography
 from apps.platforms.models import Platform
 from apps.scenarios.adapters import observations, platform_spec, workload_spec
@@ -95,7 +97,7 @@ def io_rows() -> list[dict]:
     return [asdict(r) for r in validate_io(io_benchmarks(), obs)]
 
 
-_AXIS = {"nodes": ("nodes", 1.0, "nodes"), "data_bytes": ("data", 1e9, "data size (GB)"),
+_AXIS = {"nodes": ("nodes", 1.0, "nodes (count)"), "data_bytes": ("data", 1e9, "data size (GB)"),
          "request_bytes": ("request", 1024.0, "request (chunk) size (KiB)")}
 
 
@@ -124,7 +126,7 @@ def io_curve_frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
         if e.measure in ("rate", "rate_per_node") and row["published"] is not None:
             points.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title, "x": x_here,
                            "gb_per_s": row["published"], "in_sample": row["in_sample"], "kind": "point",
-                           "text": f"{row['quantity']}: {row['published']:g} {row['unit']} ({row['where']})"})
+                           "text": f"{row['quantity_label']}: {row['published']:g} {row['unit']} ({row['where']})"})
         elif e.measure == "knee_nodes" and row["published"] is not None:
             points.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title,
                            "x": row["published"], "gb_per_s": None, "in_sample": row["in_sample"], "kind": "knee",
@@ -152,7 +154,7 @@ def seed_sections(report: dict) -> list[dict]:
             c = curves[curves["seed"] == seed]
             p = points[points["seed"] == seed] if not points.empty else points
             for i, axis in enumerate(dict.fromkeys(c["axis"])):
-                figures.append({"id": f"curves-{seed}-{i}", "title": f"Model curves against {axis}",
+                figures.append({"id": f"curves-{seed}-{i}", "title": f"Model curves against {axis.rsplit(' (', 1)[0]}",
                                 "json": io_curves_figure(c, p, axis).to_json()})
         out.append({"seed": seed, "short": bib.get(seed, {}).get("short", f"seed {seed}"),
                     "citation": bib.get(seed, {}).get("citation", ""), "summary": sm, "figures": figures})
@@ -188,16 +190,44 @@ def validation_report(workload_slug: str = DEFAULT_WORKLOAD, seed: int = 0) -> d
     workload = Workload.objects.prefetch_related("stages").get(slug=workload_slug)
     platforms, spec, obs = _inputs(workload)
     rows = [asdict(r) for r in validate(platforms, spec, obs, seed=seed, fitted_from=fitted_from(workload))]
-    rows += io_rows()
+    rows = _for_reading(rows + io_rows())
     return {
         "workload": workload.slug,
+        "workload_name": workload.name,
         "seed": seed,
         "rows": [r for r in rows if r["target_pct"] is not None],
         "qualitative": [r for r in rows if r["target_pct"] is None],
-        "fitted": fitted_values(workload),
+        "fitted": [{**f, "method": _in_words(f["method"]), "sources": _in_words(f["sources"])}
+                   for f in fitted_values(workload)],
         "seeds": seed_summaries(rows),
         **pass_rates(rows),
     }
+
+
+def _names() -> dict[str, str]:
+    """Every observation key and platform slug -> how a reader sees it: "invert single time (Magnus)", "Magnus"."""
+    platforms = dict(Platform.objects.values_list("slug", "name"))
+    names = {key: f"{readable(quantity)} ({platforms.get(slug, slug)})" if slug else readable(quantity)
+             for key, quantity, slug in ReferenceObservation.objects.values_list("key", "quantity", "platform__slug")}
+    return {**platforms, **names}
+
+
+def _in_words(text: str, names: dict[str, str] | None = None) -> str:
+    """``text`` with the observation keys and platform slugs it names replaced by what a reader knows them by."""
+    names = _names() if names is None else names
+    if not text or not names:
+        return text
+    pattern = r"(?<![\w.-])(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")(?![\w-]|\.\w)"
+    return re.sub(pattern, lambda m: names[m.group(1)], text)
+
+
+def _for_reading(rows: list[dict]) -> list[dict]:
+    """The rows with what the page shows of them in words: ``platform_name``, ``quantity_label`` and the
+    explanation and assumptions without identifiers (``platform`` and ``quantity`` stay as they are)."""
+    names = _names()
+    return [{**r, "platform_name": names.get(r["platform"], r["platform"]), "quantity_label": readable(r["quantity"]),
+             "explanation": _in_words(r["explanation"], names), "assumptions": _in_words(r["assumptions"], names)}
+            for r in rows]
 
 
 def _source(f: FittedParameter) -> dict:

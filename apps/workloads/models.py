@@ -11,6 +11,7 @@ from django.db import models
 from django.urls import reverse
 
 from apps.core.fields import QuantityField
+from apps.core.labels import readable
 from apps.core.models import CatalogueModel
 from apps.core.provenance import describe_source, short_source, source_errors
 from apps.workloads.schemas import STAGE_NAMES, TEMPLATES
@@ -173,7 +174,12 @@ class WorkloadStage(CatalogueModel):
         constraints = [models.UniqueConstraint(fields=["workload", "name"], name="unique_stage_per_workload")]
 
     def __str__(self) -> str:
-        return f"{self.workload.name} · {self.name}"
+        return f"{self.workload.name} · {self.label}"
+
+    @property
+    def label(self) -> str:
+        """The stage's name as words ("convert to adios"), for pages."""
+        return readable(self.name)
 
     def clean(self):
         if not isinstance(self.depends_on, list) or not all(isinstance(s, str) for s in self.depends_on):

@@ -4,6 +4,7 @@ no raw Python data on screen, the navigation saying where the user is, and every
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -45,6 +46,81 @@ MEASURE = """() => {
 TOP = "(sel) => { const el = document.querySelector(sel); return el ? el.getBoundingClientRect().top + scrollY : null; }"
 
 RAW = ("{'", "[{'")
+
+#: the page's visible text, SVG labels included, without what is code or typed by the user (code, pre, inputs)
+VISIBLE_TEXT = """() => {
+  const hidden = Array.from(document.querySelectorAll('code, pre, input, textarea, script, style'));
+  const was = hidden.map(el => el.style.display);
+  hidden.forEach(el => { el.style.display = 'none'; });
+  const svg = Array.from(document.querySelectorAll('svg text')).map(t => t.textContent);
+  const text = document.body.innerText;
+  hidden.forEach((el, i) => { el.style.display = was[i]; });
+  return [text, ...svg].join('\\n');
+}"""
+
+#: a URL or a path on the site, which may spell a slug
+URL = re.compile(r"\b[a-z]+://\S+|(?<!\S)/\S*")
+#: a name built like an identifier: lower-case words joined by "_" or "-"
+IDENTIFIER = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)+$")
+
+#: every cartesian axis of every plotly chart: type, whether it shows tick labels, its title and tick values
+AXES = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(el => {
+  const layout = el._fullLayout || {};
+  return Object.keys(layout).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => {
+    const ax = layout[k];
+    return {chart: el.id, axis: k, type: ax.type, ticks: !!ax.showticklabels && ax.visible !== false,
+            title: (ax.title && ax.title.text) || '', values: (ax._vals || []).map(v => v.x)};
+  });
+})"""
+#: a unit in parentheses or brackets: "time (h)", "cost [AUD]"
+UNIT = re.compile(r"\([^()]*[^()\s][^()]*\)|\[[^\[\]]*[^\[\]\s][^\[\]]*\]")
+#: a title naming a rank or a score, which has no unit
+UNITLESS = re.compile(r"\b(?:rank|score|share|fraction)", re.IGNORECASE)
+
+
+def axis_problems(axis: dict) -> list[str]:
+    """An axis showing numbers has a title; the title of a quantity names its unit.  Categories (platform names)
+    need neither; a fraction (ticks within 0..1) or a rank or score (so titled) needs no unit."""
+    if not axis["ticks"] or axis["type"] not in ("linear", "log"):
+        return []
+    title = axis["title"].strip()
+    if not title:
+        return [f"{axis['chart']} {axis['axis']}: numbers without a title"]
+    values = axis["values"]
+    if UNIT.search(title) or values and all(0 <= v <= 1 for v in values) or UNITLESS.search(title):
+        return []
+    return [f"{axis['chart']} {axis['axis']}: \"{title}\" names no unit"]
+
+
+def catalogue_identifiers() -> set[str]:
+    """Every slug and name the catalogue holds that is built like an identifier (lower-case words joined by "_" or
+    "-"): platform and workload slugs, stage names, node types, storage tiers, choice values of the catalogue
+    models, criterion keys, aggregation methods and reference observations' keys.  A one-word slug ("magnus") is
+    its platform's name in lower case, not an identifier a reader would trip on."""
+    from apps.platforms.models import NodeType, Platform, StorageTier
+    from apps.scoring.logic.aggregate import METHODS
+    from apps.scoring.models import Criterion
+    from apps.workloads.models import ReferenceObservation, Workload, WorkloadStage
+
+    slugs = {*Platform.objects.values_list("slug", flat=True), *Workload.objects.values_list("slug", flat=True)}
+    names = {*WorkloadStage.objects.values_list("name", flat=True), *NodeType.objects.values_list("name", flat=True),
+             *NodeType.objects.values_list("default_stage", flat=True),
+             *StorageTier.objects.values_list("name", flat=True), *Criterion.objects.values_list("key", flat=True),
+             *METHODS}
+    for key, quantity, fit in ReferenceObservation.objects.values_list("key", "quantity", "fit"):
+        names |= {quantity, fit, *key.split(".")}
+    for model in (Platform, NodeType, StorageTier, Workload, WorkloadStage):
+        for field in model._meta.get_fields():
+            names |= {str(value) for value, _ in getattr(field, "choices", None) or ()}
+    return {name for name in slugs | names if IDENTIFIER.match(name)}
+
+
+def identifiers_in(text: str, identifiers: set[str]) -> list[str]:
+    """The identifiers standing as whole words in ``text`` once URLs and paths are taken out."""
+    text = URL.sub(" ", text)
+    found = re.findall(r"(?<![\w.-])(" + "|".join(map(re.escape, sorted(identifiers, key=len, reverse=True)))
+                       + r")(?![\w-]|\.\w)", text)
+    return sorted(set(found))
 
 
 @pytest.fixture
@@ -105,6 +181,7 @@ def _pages(site) -> dict[str, tuple[str, str, str]]:
 def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_console_error(log_in, site,
                                                                                              screenshot):
     pages = _pages(site)
+    identifiers = catalogue_identifiers()
     problems: list[str] = []
     header: set[str] = set()
     links: dict[str, set[str]] = {}
@@ -130,6 +207,9 @@ def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_c
                 text = page.inner_text("main")
                 problems += [f"{where}: raw data on screen: …{text[max(0, text.index(raw) - 40):text.index(raw) + 40]}…"
                              for raw in RAW if raw in text]
+                problems += [f"{where}: identifier on screen: {found}"
+                             for found in identifiers_in(page.evaluate(VISIBLE_TEXT), identifiers)]
+                problems += [f"{where}: axis {p}" for axis in page.evaluate(AXES) for p in axis_problems(axis)]
                 current = [a["href"] for a in m["nav"] if a["current"] == "page"]
                 if current != [section]:
                     problems.append(f"{where}: the header marks {current} as the current page, not {section}")

@@ -6,6 +6,7 @@ from django import template
 from django.utils.html import format_html
 
 from apps.core.fields import QuantityField
+from apps.core.labels import readable as _readable
 from simulator.units import DIMENSIONS, format_quantity
 
 register = template.Library()
@@ -60,6 +61,12 @@ def column_label(model, name: str) -> str:
 def columns(model, names) -> list[tuple[str, str]]:
     """``(name, label)`` pairs for table headers of ``model``'s facts."""
     return [(name, column_label(model, name)) for name in names]
+
+
+@register.filter
+def readable(identifier) -> str:
+    """``{{ stage.name|readable }}``: an identifier of the catalogue as words."""
+    return _readable(identifier)
 
 
 @register.filter
