@@ -13,11 +13,13 @@ from apps.core.models import ExchangeRate
 from apps.core.templatetags.skyplan import money
 from apps.scenarios import services, summary
 from apps.scenarios.models import Scenario
+from simulator.units import CURRENCIES
 
 pytestmark = pytest.mark.django_db
 
-#: an amount of money as the pages write it: "AUD 1,234", "AUD 0.52"
-AMOUNT = re.compile(r"\b([A-Z]{3}) [\d,]+(?:\.\d+)?")
+#: an amount of money as the pages write it: "AUD 1,234", "AUD 0.52", "2000 AUD"
+CODES = "|".join(CURRENCIES)
+AMOUNT = re.compile(rf"\b({CODES}) \d|\d ({CODES})\b")
 
 
 def _simulate(scenario):
@@ -70,11 +72,12 @@ def _titles(figure: dict) -> list[str]:
 
 
 def _amounts(body: str) -> set[str]:
-    """The currency codes of the amounts a reader sees, outside the rank explanations (the criteria's thresholds
-    are in AUD, as the page says) and the sentences stating the rate."""
-    body = re.sub(r"<script.*?</script>|<table[^>]*id=\"rank-table\".*?</table>", "", body, flags=re.S)
+    """The currency codes of the amounts a reader sees, outside the rank explanations and the validation against
+    the paper (the criteria's thresholds and the paper's figures are in AUD, as the page says) and the sentences
+    stating the rate."""
+    body = re.sub(r"<script.*?</script>|<table[^>]*id=\"(rank|validation)-table\".*?</table>", "", body, flags=re.S)
     body = re.sub(r'<(p|dd)[^>]*id="(page-currency|scenario-currency)".*?</\1>', "", body, flags=re.S)
-    return set(AMOUNT.findall(re.sub(r"<[^>]+>", " ", body)))
+    return {a or b for a, b in AMOUNT.findall(re.sub(r"<[^>]+>", " ", body))}
 
 
 def test_a_usd_scenario_page_shows_every_amount_in_usd_at_the_catalogue_rate(logged_in, demo):
@@ -86,6 +89,7 @@ def test_a_usd_scenario_page_shows_every_amount_in_usd_at_the_catalogue_rate(log
     sentence = re.search(r'<p class="hint" id="page-currency">(.*?)</p>', body, re.S).group(1)
     assert "Amounts in USD, computed in AUD and converted at 1 USD = 1.3 AUD (2015-03-06)" in sentence
     assert "Reserve Bank of Australia" in sentence
+    assert 'id="rubric-currency"' in body and 'id="validation-currency"' in body
     for slug, o in aud.items():
         if o["cost"]:
             assert _cell(body, "cost-story", slug, "per-year") == money(o["cost"]["per_year_aud"] / rate, "USD")
