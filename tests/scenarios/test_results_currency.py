@@ -175,3 +175,17 @@ def test_a_comparison_across_two_currencies_shows_both_in_aud_and_says_so(logged
     cells = _compared(body, a["aws-sydney"]["name"], "Cost per year")
     assert cells[0] == money(a["aws-sydney"]["cost"]["per_year_aud"], "AUD")
     assert _amounts(body) == {"AUD"}
+
+
+def test_a_scenario_whose_rate_the_catalogue_lost_shows_aud_and_says_why(logged_in, demo):
+    aud = _aud_outcomes(demo)
+    usd = _in_usd(demo)
+    ExchangeRate.objects.filter(currency="USD").delete()
+    body = logged_in.get(usd.get_absolute_url()).content.decode()
+
+    sentence = re.search(r'<p class="hint" id="page-currency">(.*?)</p>', body, re.S).group(1)
+    assert sentence.startswith("Amounts in AUD: the scenario shows money in USD but the catalogue has no USD "
+                               "exchange rate")
+    slug, o = next((s, o) for s, o in aud.items() if o["cost"])
+    assert _cell(body, "cost-story", slug, "per-year") == money(o["cost"]["per_year_aud"], "AUD")
+    assert _amounts(body) == {"AUD"}
