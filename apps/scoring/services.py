@@ -322,6 +322,8 @@ def scoring_shown(scenario, results: dict | None) -> dict | None:
         return None
     currency = shown_currency(scenario.currency)
     rate = currency["base_per_unit"]
+    if rate == 1.0:  # AUD: the cached curves as they are
+        return {"curves": section.get("curves"), "break_even": section["report"]["tco"].get("break_even") or []}
     tco = amounts_in(section["report"]["tco"], rate)
     for res in (tco.get("platforms") or {}).values():
         res["cumulative"] = [[epoch, amount_in(cost, rate)] for epoch, cost in res["cumulative"]]

@@ -134,6 +134,7 @@ def test_an_aud_scenario_page_is_unchanged(logged_in, demo):
     figures = _figures(body, "scenario-figures")
     assert _titles(figures["costs"]) == ["cost a year (AUD)"]
     assert set(_titles(figures["cost"])) == {"cost of a run (AUD)"}
+    assert _titles(_figures(body, "curves-data"))[1] in ("cumulative cost (AUD)", "cumulative cost (AUD, log scale)")
 
 
 def _what_if(scenario, user):
