@@ -126,3 +126,26 @@ def test_a_usd_scenarios_results_page_shows_usd_at_1400_and_400_px(log_in, live_
             assert all("USD" in a["title"] for a in money_axes), f"{where}: {money_axes}"
         finally:
             context.close()
+
+
+def test_the_compare_page_of_two_usd_scenarios_shows_usd_at_1400_and_400_px(log_in, live_server, finished_usd,
+                                                                            screenshot):
+    from apps.scenarios import services
+
+    clone = services.run_scenario(services.what_if(
+        finished_usd, change="queue wait on Magnus x0.5", user=finished_usd.created_by,
+        entry_changes={"magnus": {"platform_overrides": {"facts": {"queue_wait_median": 85 * 3600.0}}}}),
+        dispatch=False)
+    for run in clone.runs():
+        for index in range(run.replications):
+            services.execute_replication(str(run.pk), index)
+    for width in WIDTHS:
+        context, page = _open(log_in, live_server, f"/scenarios/compare/?a={finished_usd.pk}&b={clone.pk}", width)
+        try:
+            screenshot(page, f"currency-compare-{width}")
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, f"at {width} px: overflow"
+            assert "converted at 1 USD = 1.3 AUD (2015-03-06)" in page.inner_text("#page-currency")
+            codes = {a or b for a, b in AMOUNT.findall(page.inner_text("#outcome-diff"))}
+            assert codes == {"USD"}, f"at {width} px: {codes}"
+        finally:
+            context.close()
