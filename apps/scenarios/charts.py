@@ -160,8 +160,9 @@ def utilisation_over_time_figure(utilisation: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def cost_breakdown_figure(costs: pd.DataFrame) -> go.Figure:
-    """Stacked bars: the median replication's bill per platform, split by category (AUD)."""
+def cost_breakdown_figure(costs: pd.DataFrame, code: str = "AUD") -> go.Figure:
+    """Stacked bars: the median replication's bill per platform, split by category (column ``aud``, already in
+    ``code``)."""
     platforms = _platforms(costs)
     table = costs.pivot_table(index="platform", columns="category", values="aud", aggfunc="sum", fill_value=0.0)
     table = table.reindex(platforms)
@@ -170,17 +171,17 @@ def cost_breakdown_figure(costs: pd.DataFrame) -> go.Figure:
         fig.add_trace(go.Bar(
             name=category, x=platforms, y=table[category].tolist(),
             marker_color=CATEGORY_COLOURS.get(category, STAGE_COLOURS[i % len(STAGE_COLOURS)]),
-            hovertemplate=f"%{{x}}<br>{category}: %{{y:,.2f}} AUD<extra></extra>",
+            hovertemplate=f"%{{x}}<br>{category}: %{{y:,.2f}} {code}<extra></extra>",
         ))
     fig.update_layout(barmode="stack", height=340, margin={"l": 70, "r": 20, "t": 30, "b": 40},
-                      yaxis_title="AUD (median replication)", legend_title_text="category")
+                      yaxis_title=f"{code} (median replication)", legend_title_text="category")
     return fig
 
 
-def cost_per_year_figure(costs: pd.DataFrame) -> go.Figure:
+def cost_per_year_figure(costs: pd.DataFrame, code: str = "AUD") -> go.Figure:
     """Horizontal stacked bars: each platform's cost a year by category (fixed costs, and the runs' bills), its
     name above its bar and its total written beside it, so a small one stays readable beside a large one and the
-    chart holds on a narrow screen."""
+    chart holds on a narrow screen.  Amounts already in ``code``."""
     platforms = _platforms(costs)
     fig = go.Figure()
     for category in dict.fromkeys(costs["category"]):
@@ -190,17 +191,17 @@ def cost_per_year_figure(costs: pd.DataFrame) -> go.Figure:
         fig.add_trace(go.Bar(
             name=category, orientation="h", y=platforms, x=part["aud_per_year"].fillna(0).tolist(), width=0.4,
             marker_color=CATEGORY_COLOURS.get(category), legendgroup=category,
-            hovertemplate=f"%{{y}}<br>{category}: AUD %{{x:,.0f}} a year<extra></extra>",
+            hovertemplate=f"%{{y}}<br>{category}: {code} %{{x:,.0f}} a year<extra></extra>",
         ))
     totals = costs.drop_duplicates("platform").set_index("platform").reindex(platforms)["per_year_aud"]
     fig.add_trace(go.Scatter(
-        x=totals.tolist(), y=platforms, mode="text", text=[f" AUD {v:,.0f}" for v in totals],
+        x=totals.tolist(), y=platforms, mode="text", text=[f" {code} {v:,.0f}" for v in totals],
         textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False))
     for name in platforms:
         fig.add_annotation(x=0, y=name, text=name, showarrow=False, xanchor="left", yanchor="bottom", yshift=13,
                            xref="x", yref="y", font={"size": 12})
     fig.update_layout(barmode="stack", height=110 + 70 * len(platforms), margin={"l": 10, "r": 90, "t": 10, "b": 50},
-                      xaxis={"title": {"text": "cost a year (AUD)"}, "rangemode": "tozero", "tickformat": ",.0f"},
+                      xaxis={"title": {"text": f"cost a year ({code})"}, "rangemode": "tozero", "tickformat": ",.0f"},
                       yaxis={"showticklabels": False, "autorange": "reversed"},
                       legend={"orientation": "h", "y": -0.3, "yanchor": "top", "title": {"text": ""}})
     return fig

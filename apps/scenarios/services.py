@@ -19,11 +19,13 @@ from collections.abc import Callable
 from dataclasses import asdict, is_dataclass, replace
 
 import orjson
+import pandas as pd
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from apps.accounts.workspaces import workspace_for
+from apps.core.currency import amount_in, amounts_in, shown_currency
 from apps.core.jobs import PROGRESS_INTERVAL_S, JobCancelled, PartJobs, dispatch_together, out_of_memory
 from apps.core.jobs import cancel as cancel_job
 from apps.core.models import exchange_rates
@@ -527,7 +529,7 @@ def is_papers_scenario(scenario: Scenario, entries) -> bool:
 
 
 #: bumped when the cached figures or tables change shape, so scenarios computed before are computed again
-RESULTS_VERSION = 4
+RESULTS_VERSION = 5
 
 
 def _cache_key(entries) -> list:
@@ -592,10 +594,30 @@ def _build_results(scenario: Scenario, entries) -> dict:
         "makespan": charts.distribution_figure(replications, "makespan_h", "time to result (hours)").to_json(),
         "cost": charts.distribution_figure(replications, "cost_aud", "cost of a run (AUD)").to_json(),
     }
+    # what the money figures are drawn from, so a page in another currency draws them again (see money_figures)
+    bundle["money"] = {"replications": replications[["platform", "cost_aud"]].to_dict("records"),
+                       "bills": adapters.cost_frame(medians).to_dict("records")}
     bundle["bounds"] = _bound_table(stages)
     if is_papers_scenario(scenario, entries):
         bundle["validation"] = _validation_summary(scenario, set(names))
     return bundle
+
+
+def money_figures(results: dict, currency: dict) -> dict[str, str]:
+    """The results' money figures (cost of a run over the replications, the median bill by category) with their
+    amounts and axes in ``currency`` (a :func:`apps.core.currency.shown_currency`); the cached ones are in AUD."""
+    from apps.scenarios import charts
+
+    money = results.get("money")
+    if not money or currency["code"] == CURRENCY:
+        return {}
+    code, rate = currency["code"], currency["base_per_unit"]
+    replications = pd.DataFrame(money["replications"], columns=["platform", "cost_aud"])
+    replications["cost"] = amount_in(replications["cost_aud"].astype(float), rate)
+    bills = pd.DataFrame(money["bills"], columns=["platform", "category", "aud"])
+    bills["aud"] = amount_in(bills["aud"].astype(float), rate)
+    return {"costs": charts.cost_breakdown_figure(bills, code).to_json(),
+            "cost": charts.distribution_figure(replications, "cost", f"cost of a run ({code})").to_json()}
 
 
 def _bound_table(stages) -> list[dict]:
@@ -679,8 +701,11 @@ def compare_scenarios(a: Scenario, b: Scenario) -> dict:
     inputs = [{"key": k, "a": side(ia, k), "b": side(ib, k)} for k in [*ia, *(k for k in ib if k not in ia)]
               if ia.get(k) != ib.get(k)]
     ra, rb = scenario_results(a), scenario_results(b)
-    reca = answer_first(a, ra, result_sections(a, ra).get("scoring"), figure=False)["rec"] if ra else None
-    recb = answer_first(b, rb, result_sections(b, rb).get("scoring"), figure=False)["rec"] if rb else None
+    currency = compared_currency(a, b)
+    reca = answer_first(a, ra, result_sections(a, ra).get("scoring"), figure=False,
+                        currency=currency)["rec"] if ra else None
+    recb = answer_first(b, rb, result_sections(b, rb).get("scoring"), figure=False,
+                        currency=currency)["rec"] if rb else None
     rows_a = {r["slug"]: r for r in (reca or {}).get("rows", [])}
     rows_b = {r["slug"]: r for r in (recb or {}).get("rows", [])}
     names = {s["platform"]: s["name"] for s in [*(ra or {}).get("summary", []), *(rb or {}).get("summary", [])]}
@@ -700,7 +725,17 @@ def compare_scenarios(a: Scenario, b: Scenario) -> dict:
         wa, wb = reca["winner_names"], recb["winner_names"]
         winner = {"a": wa, "b": wb, "changed": wa != wb, "tie_a": reca["tie"], "tie_b": recb["tie"]}
     return {"a": a, "b": b, "inputs": inputs, "outcomes": outcomes, "winner": winner,
-            "ready": ra is not None and rb is not None}
+            "ready": ra is not None and rb is not None, "currency": currency}
+
+
+def compared_currency(a: Scenario, b: Scenario) -> dict:
+    """The currency a comparison shows its amounts in: the scenarios' own when they share one (a what-if keeps its
+    parent's), else AUD (the base both are computed in), saying so."""
+    if a.currency == b.currency:
+        return shown_currency(a.currency)
+    base = shown_currency(None)
+    return {**base, "text": f"A shows its amounts in {a.currency} and B in {b.currency}: this comparison shows both "
+                            f"in {base['code']}, the catalogue's currency they are computed in."}
 
 
 #: sections that apps downstream of this one add to a finished scenario's results: name -> function(scenario,
@@ -720,7 +755,7 @@ def scenario_page(scenario: Scenario) -> dict:
     entries = list(scenario.entries.select_related("platform", "run"))
     results = scenario_results(scenario)
     sections = result_sections(scenario, results)
-    context = {
+    context = {"currency": shown_currency(scenario.currency),
         "scenario": scenario, "entries": entries, "state": scenario_status(scenario), "results": results,
         **sections, **answer_first(scenario, results, sections.get("scoring"), entries),
         "what_ifs": list(scenario.what_ifs.all()[:20]), **_inputs_in_words(scenario, entries),
@@ -728,7 +763,7 @@ def scenario_page(scenario: Scenario) -> dict:
     if results:
         names = {e.platform.slug: e.platform.name for e in entries}
         context["names"] = names
-        figures = dict(results.get("figures") or {})
+        figures = {**(results.get("figures") or {}), **money_figures(results, context["currency"])}
         if context.get("cost_figure"):
             figures["costs"] = context["cost_figure"]
         context["figures"] = figures
@@ -750,16 +785,20 @@ def _inputs_in_words(scenario: Scenario, entries) -> dict:
 
 
 def answer_first(scenario: Scenario, results: dict | None, scoring: dict | None, entries=None,
-                 weights: list[float] | None = None, *, figure: bool = True) -> dict:
-    """The recommendation for ``weights`` (the saved ones by default) and the one cost story per platform."""
+                 weights: list[float] | None = None, *, figure: bool = True, currency: dict | None = None) -> dict:
+    """The recommendation for ``weights`` (the saved ones by default) and the one cost story per platform, their
+    amounts in ``currency`` (the scenario's own by default; a :func:`apps.core.currency.shown_currency`)."""
     from apps.scenarios import charts
 
+    currency = currency or shown_currency(scenario.currency)
     if results is None or not scoring or scoring.get("error") or scoring["report"].get("error"):
-        return {"rec": None, "outcomes": None}
+        return {"rec": None, "outcomes": None, "currency": currency}
     entries = entries if entries is not None else list(scenario.entries.select_related("platform", "run"))
-    rec = summary.recommendation(results, scoring, weights, papers=is_papers_scenario(scenario, entries))
-    outcomes = summary.platform_outcomes(results, scoring)
-    context = {"rec": rec, "outcomes": list(outcomes.values())}
+    rate = currency["base_per_unit"]
+    rec = amounts_in(summary.recommendation(results, scoring, weights, papers=is_papers_scenario(scenario, entries)),
+                     rate)
+    outcomes = amounts_in(summary.platform_outcomes(results, scoring), rate)
+    context = {"rec": rec, "outcomes": list(outcomes.values()), "currency": currency}
     if figure:
-        context["cost_figure"] = charts.cost_per_year_figure(summary.cost_frame(outcomes)).to_json()
+        context["cost_figure"] = charts.cost_per_year_figure(summary.cost_frame(outcomes), currency["code"]).to_json()
     return context

@@ -25,9 +25,10 @@ def radar_figure(report: dict) -> str:
     return fig.to_json()
 
 
-def tco_figure(tco: dict) -> str:
+def tco_figure(tco: dict, code: str = "AUD") -> str:
     """Cumulative cost after each epoch, one line per platform; a logarithmic cost axis when the platforms differ
-    by more than a factor of 20 (hundreds beside hundreds of thousands), and ticks on whole years."""
+    by more than a factor of 20 (hundreds beside hundreds of thousands), and ticks on whole years.  Amounts already
+    in ``code``."""
     fig = go.Figure()
     per_year = tco["horizon"]["epochs_per_year"]
     values = []
@@ -36,14 +37,14 @@ def tco_figure(tco: dict) -> str:
         ys = [c for _, c in res["cumulative"]]
         values += ys
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=res["name"] or slug,
-                                 hovertemplate="year %{x:.2f}: AUD %{y:,.0f}<extra>%{fullData.name}</extra>"))
+                                 hovertemplate=f"year %{{x:.2f}}: {code} %{{y:,.0f}}<extra>%{{fullData.name}}</extra>"))
     positive = [v for v in values if v > 0]
     log = bool(positive) and len(positive) == len(values) and max(positive) > 20 * min(positive)
     years = tco["horizon"]["years"]
     fig.update_layout(
         xaxis={"title": {"text": "time (years)"}, "tickmode": "linear", "tick0": 0, "dtick": 1,
                "range": [0, years + 0.2]},
-        yaxis={"title": {"text": "cumulative cost (AUD, log scale)" if log else "cumulative cost (AUD)"},
+        yaxis={"title": {"text": f"cumulative cost ({code}, log scale)" if log else f"cumulative cost ({code})"},
                "type": "log" if log else "linear", "tickformat": ",.0f"},
         margin={"t": 30, "l": 80, "r": 20}, height=420, legend={"orientation": "h", "y": -0.2})
     return fig.to_json()

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import workspace_for
+from apps.core.currency import amount_in, amounts_in, shown_currency
 from apps.core.jobs import JobCancelled, PartJobs, Progress, TrackedJobs
 from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
@@ -45,7 +46,7 @@ from apps.scoring.logic.tco import Horizon, break_even, tco
 from apps.scoring.models import ConfigurationSearch, Criterion, ScoreReport, SearchChunk, Status
 from simulator.model.catalogue import platform_from_dict, workload_from_dict
 
-__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "ScoreReportJobs", "SCORE_REPORT_JOBS", "report_from_runs", "scenario_scoring", "rerank", "scoring_section", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
+__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "ScoreReportJobs", "SCORE_REPORT_JOBS", "report_from_runs", "scenario_scoring", "rerank", "scoring_section", "scoring_shown", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
            "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE", "criteria_of",
            "customise_criteria", "use_reference_criteria"]
 
@@ -310,6 +311,26 @@ def scoring_section(scenario, results: dict | None) -> dict | None:
         results["scoring"] = section
         Scenario.objects.filter(pk=scenario.pk).update(results_cache=results)
     return section
+
+
+def scoring_shown(scenario, results: dict | None) -> dict | None:
+    """What the results page shows of the scoring section's money in the scenario's currency: the cost-of-ownership
+    curves and the break-even amounts.  The cached section keeps AUD (reports and the API read it); registered as
+    the "scoring_shown" section of every scenario's results (apps.scoring.apps)."""
+    section = scoring_section(scenario, results)
+    if not section or section.get("error") or not section["report"].get("tco"):
+        return None
+    currency = shown_currency(scenario.currency)
+    rate = currency["base_per_unit"]
+    if rate == 1.0:  # AUD: the cached curves as they are
+        return {"curves": section.get("curves"), "break_even": section["report"]["tco"].get("break_even") or []}
+    tco = amounts_in(section["report"]["tco"], rate)
+    for res in (tco.get("platforms") or {}).values():
+        res["cumulative"] = [[epoch, amount_in(cost, rate)] for epoch, cost in res["cumulative"]]
+    from apps.scoring.charts import tco_figure
+
+    return {"curves": tco_figure(tco, currency["code"]) if tco.get("platforms") else None,
+            "break_even": tco.get("break_even") or []}
 
 
 def rerank(ranks: dict[str, list[int]], weights: list[float]) -> dict:

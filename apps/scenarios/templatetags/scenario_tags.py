@@ -30,9 +30,10 @@ def signed_aud(value) -> str:
 
 
 @register.filter
-def signed_money(value) -> str:
-    """A difference of AUD with its sign, at the precision of :func:`money`: "+AUD 51", "−AUD 1,163"."""
-    return _signed(value, money)
+def signed_money(value, code="AUD") -> str:
+    """A difference of AUD (or of ``code`` once converted) with its sign, at the precision of :func:`money`:
+    "+AUD 51", "−USD 1,163"."""
+    return _signed(value, lambda amount: money(amount, code))
 
 
 @register.filter
