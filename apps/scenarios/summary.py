@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from apps.scoring.logic.aggregate import aggregate
+from apps.scoring.logic.aggregate import METHOD_LABELS, aggregate
 from apps.scoring.logic.robustness import tiers, weight_verdict
 from apps.scoring.logic.tco import cost_story
 
@@ -18,9 +18,6 @@ __all__ = ["SLIDER_MAX", "cost_frame", "METHOD_LABELS", "platform_outcomes", "re
 
 #: the weight sliders run from 0 to this
 SLIDER_MAX = 3.0
-#: the aggregation methods as a reader knows them
-METHOD_LABELS = {"weighted_sum": "Weighted sum", "product": "Product of the ranks (the paper's Table 3)",
-                 "weighted_product": "Weighted product", "topsis": "TOPSIS (closeness to the ideal)"}
 _VALIDATION_LABELS = {
     "split_single_time": "split: one task's time", "split_cpu_use": "split: CPU use",
     "invert_single_time": "invert: one task's time", "epoch_run_time": "run time of the epoch",

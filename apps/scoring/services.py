@@ -345,18 +345,34 @@ def rerank(ranks: dict[str, list[int]], weights: list[float]) -> dict:
 
 
 def table_rows(report: dict) -> dict:
-    """The report reshaped into rows for the page's tables (criteria x platforms, methods x platforms)."""
+    """The report reshaped into rows for the page's tables (criteria x platforms, methods x platforms), platforms
+    and methods under the names a reader knows (slugs and method keys stay in the report's data)."""
     platforms = report["platforms"]
+    name = {p["slug"]: p["name"] for p in platforms}
     rows = {"rank_rows": [{"label": c["label"], "weight": c["weight"], "cells": [p["scores"][i] for p in platforms]}
                           for i, c in enumerate(report["criteria"])]}
     if "aggregates" in report:
-        rows["aggregate_rows"] = [{"method": m, "values": [v[p["slug"]] for p in platforms], "order": report["orders"][m]}
+        rows["aggregate_rows"] = [{"method": agg.method_label(m), "values": [v[p["slug"]] for p in platforms],
+                                   "order": [name.get(s, s) for s in report["orders"][m]]}
                                   for m, v in report["aggregates"].items()]
         rb = report["robustness"]
-        rows["probability_rows"] = [{"slug": s, "flat": rb["first_place_probability"][s],
+        rows["probability_rows"] = [{"name": name.get(s, s), "flat": rb["first_place_probability"][s],
                                      "near": rb["first_place_probability_near"][s]}
                                     for s in rb.get("first_place_probability", {})]
+        rows["robustness"] = _named_robustness(rb, name)
     return rows
+
+
+def _named_robustness(rb: dict, name: dict) -> dict:
+    """The robustness section with platform names and method labels in place of slugs and keys."""
+    def flip(f):  # a tie's winners come joined by ", "
+        return f and {**f, "new_winner": ", ".join(name.get(s, s) for s in f["new_winner"].split(", "))}
+
+    return {**rb, "method": agg.method_label(rb.get("method", "")),
+            "winners": [name.get(w, w) for w in rb.get("winners", [])],
+            "margin": flip(rb.get("margin")), "flips": [flip(f) for f in rb.get("flips", [])],
+            "agreement": [{**a, "a": agg.method_label(a["a"]), "b": agg.method_label(a["b"])}
+                          for a in rb.get("agreement", [])]}
 
 
 def robustness(ranks, weights, keys, *, method="weighted_sum", samples=2000, seed=0) -> dict:

@@ -33,6 +33,11 @@ def test_it_shows_the_radar_ranks_and_comparison(logged_in, catalogue):
     body = r.content.decode()
     assert 'id="radar-data"' in body and "rank-table" in body and "comparison-table" in body
     assert "1 Gb/s link with high variance" in body
+    # aggregates and robustness name platforms and methods as a reader knows them, not by slug or key
+    shown = body[body.index("<h2>Aggregates</h2>"):body.index("Against the paper")]
+    assert "Weighted sum" in shown and "AWS Sydney" in shown and "Magnus (Pawsey" in shown
+    for identifier in ("aws-sydney", "weighted_sum", "weighted_product", ">topsis", ">product"):
+        assert identifier not in shown, identifier
 
 
 def test_it_puts_bad_score_input_next_to_the_field(logged_in, catalogue):

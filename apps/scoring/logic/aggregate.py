@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["MAX_RANK", "METHODS", "product_normalised", "weighted_sum", "weighted_product", "topsis",
+__all__ = ["MAX_RANK", "METHODS", "METHOD_LABELS", "method_label", "product_normalised", "weighted_sum", "weighted_product", "topsis",
            "aggregate", "order", "check_weights", "known"]
 
 MAX_RANK = 5
@@ -101,6 +101,16 @@ def topsis(scores: dict[str, list[int]], weights: list[float]) -> dict[str, floa
         d_minus = math.sqrt(sum((v[p][j] - worst[j]) ** 2 for j in js))
         out[p] = 0.5 if d_plus + d_minus == 0 else d_minus / (d_plus + d_minus)
     return out
+
+
+#: the aggregation methods as a reader knows them
+METHOD_LABELS = {"weighted_sum": "Weighted sum", "product": "Product of the ranks (the paper's Table 3)",
+                 "weighted_product": "Weighted product", "topsis": "TOPSIS (closeness to the ideal)"}
+
+
+def method_label(method: str) -> str:
+    """An aggregation method as a reader says it ("Weighted sum", not ``weighted_sum``)."""
+    return METHOD_LABELS.get(method, method.replace("_", " "))
 
 
 METHODS = {
