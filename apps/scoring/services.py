@@ -360,6 +360,9 @@ def table_rows(report: dict) -> dict:
                                      "near": rb["first_place_probability_near"][s]}
                                     for s in rb.get("first_place_probability", {})]
         rows["robustness"] = _named_robustness(rb, name)
+    comparison = report.get("comparison") or {}
+    rows["comparison"] = {part: [{**r, "platform": name.get(r["platform"], r["platform"])} for r in comparison.get(part, [])]
+                          for part in ("ranks", "products")}
     return rows
 
 
