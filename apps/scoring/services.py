@@ -345,23 +345,25 @@ def rerank(ranks: dict[str, list[int]], weights: list[float]) -> dict:
 
 
 def table_rows(report: dict) -> dict:
-    """The report reshaped into rows for the page's tables (criteria x platforms, methods x platforms), platforms
-    and methods under the names a reader knows (slugs and method keys stay in the report's data)."""
+    """The report reshaped into rows for the page's tables (criteria x platforms, methods x platforms): slugs and
+    method keys for programs (the API returns these rows), beside them the names and labels a reader knows."""
     platforms = report["platforms"]
     name = {p["slug"]: p["name"] for p in platforms}
     rows = {"rank_rows": [{"label": c["label"], "weight": c["weight"], "cells": [p["scores"][i] for p in platforms]}
                           for i, c in enumerate(report["criteria"])]}
     if "aggregates" in report:
-        rows["aggregate_rows"] = [{"method": agg.method_label(m), "values": [v[p["slug"]] for p in platforms],
-                                   "order": [name.get(s, s) for s in report["orders"][m]]}
+        rows["aggregate_rows"] = [{"method": m, "method_label": agg.method_label(m),
+                                   "values": [v[p["slug"]] for p in platforms], "order": report["orders"][m],
+                                   "order_names": [name.get(s, s) for s in report["orders"][m]]}
                                   for m, v in report["aggregates"].items()]
         rb = report["robustness"]
-        rows["probability_rows"] = [{"name": name.get(s, s), "flat": rb["first_place_probability"][s],
+        rows["probability_rows"] = [{"slug": s, "name": name.get(s, s), "flat": rb["first_place_probability"][s],
                                      "near": rb["first_place_probability_near"][s]}
                                     for s in rb.get("first_place_probability", {})]
         rows["robustness"] = _named_robustness(rb, name)
     comparison = report.get("comparison") or {}
-    rows["comparison"] = {part: [{**r, "platform": name.get(r["platform"], r["platform"])} for r in comparison.get(part, [])]
+    rows["comparison"] = {part: [{**r, "platform_name": name.get(r["platform"], r["platform"])}
+                                 for r in comparison.get(part, [])]
                           for part in ("ranks", "products")}
     return rows
 
