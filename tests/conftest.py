@@ -122,6 +122,44 @@ def logged_in(client, user):
     return client
 
 
+@pytest.fixture
+def token(user) -> str:
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.create(user=user).key
+
+
+@pytest.fixture
+def api(token):
+    """A REST client authenticated as the test user by ``Authorization: Token ...`` (no session)."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+@pytest.fixture
+def no_import_dispatch(monkeypatch):
+    """Profile imports are queued but not sent to a broker (the test runs or inspects them itself)."""
+    from apps.profiles import services
+
+    monkeypatch.setattr(services, "dispatch_import", lambda job: None)
+
+
+@pytest.fixture(scope="session")
+def moto_server():
+    """moto's S3 server on a free loopback port for the session (stopped at its end)."""
+    from moto.server import ThreadedMotoServer
+    from private_servers import free_port
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
 def _need_redis():
     if not os.environ.get("CELERY_BROKER_URL", "").startswith("redis"):
         pytest.skip("worker tests need CELERY_BROKER_URL pointing at Redis (make test sets it)")

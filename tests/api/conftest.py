@@ -1,24 +1,11 @@
-"""Fixtures of the API tests: a token for the test user, a client that sends it, a second user (bob) with a client
-for any user, and the API's own schema."""
+"""Fixtures of the API tests: a second user (bob), a client for any user, and the API's own schema (the test user's
+token and its client, ``token`` and ``api``, are shared by every test, in tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
-
-
-@pytest.fixture
-def token(user) -> str:
-    return Token.objects.create(user=user).key
-
-
-@pytest.fixture
-def api(token) -> APIClient:
-    """A client authenticated by ``Authorization: Token ...`` (no session)."""
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    return client
 
 
 @pytest.fixture

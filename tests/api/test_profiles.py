@@ -13,11 +13,7 @@ from apps.profiles.services import execute_import
 SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "profiles"
 
 
-@pytest.fixture(autouse=True)
-def no_dispatch(monkeypatch):
-    from apps.profiles import services
-
-    monkeypatch.setattr(services, "dispatch_import", lambda job: None)
+pytestmark = pytest.mark.usefixtures("no_import_dispatch")
 
 
 def _upload(api, name="rand_read.skyplan.csv", **fields):

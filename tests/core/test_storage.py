@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from private_servers import free_port  # tests/ is on sys.path (rootdir conftest)
 
 from apps.core import storage
 from apps.profiles import services
@@ -20,18 +19,6 @@ from apps.profiles.models import Profile, ProfileImport
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "fixtures" / "profiles"
-
-
-@pytest.fixture(scope="module")
-def moto_server():
-    """moto's S3 server on a free loopback port, for this module (stopped at its end)."""
-    from moto.server import ThreadedMotoServer
-
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
 
 
 def s3_settings(endpoint: str, bucket: str) -> dict:

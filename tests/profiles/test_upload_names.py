@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from apps.profiles.models import ProfileImport
 from apps.profiles.uploads import MAX_NAME_BYTES, stored_name
@@ -19,18 +17,7 @@ LONG_STEM = "é" * 250 + ".strace"  # 507 bytes
 LONG_EXTENSION = "trace." + "é" * 240  # the "extension" alone is 481 bytes
 
 
-@pytest.fixture(autouse=True)
-def no_dispatch(monkeypatch):
-    from apps.profiles import services
-
-    monkeypatch.setattr(services, "dispatch_import", lambda job: None)
-
-
-@pytest.fixture
-def api(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
+pytestmark = pytest.mark.usefixtures("no_import_dispatch")
 
 
 def _stored_files(settings) -> list[Path]:

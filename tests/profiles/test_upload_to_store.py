@@ -12,9 +12,6 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import UnreadablePostError
-from private_servers import free_port  # tests/ is on sys.path (rootdir conftest)
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from apps.core import storage
 from apps.profiles.models import ProfileImport
@@ -25,29 +22,7 @@ PART = 5 * 2**20
 BOUNDARY = "skyplan-test-boundary"
 
 
-@pytest.fixture(autouse=True)
-def no_dispatch(monkeypatch):
-    from apps.profiles import services
-
-    monkeypatch.setattr(services, "dispatch_import", lambda job: None)
-
-
-@pytest.fixture
-def api(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
-
-
-@pytest.fixture(scope="module")
-def moto_server():
-    from moto.server import ThreadedMotoServer
-
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+pytestmark = pytest.mark.usefixtures("no_import_dispatch")
 
 
 class Bucket:
