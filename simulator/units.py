@@ -264,6 +264,8 @@ def format_quantity(value: float | None, dimension: str, digits: int = 3) -> str
         if "e+" in text:  # never exponent notation on screen: "10,000 IOPS", not "1e+04 IOPS"
             text = f"{value:,.0f}"
         return f"{text} {unit}".strip()
+    if value == 0:  # nothing in the base unit ("0 s", "0 B"), not in the smallest one shown ("0 us")
+        return f"0 {DIMENSIONS[dimension]}"
     for factor, unit in scales:
         if abs(value) >= factor or factor == scales[-1][0]:
             return f"{value / factor:.{digits}g} {unit}"

@@ -84,7 +84,9 @@ class QuantityFormField(forms.CharField):
             if self.dimension in ("bytes", "bandwidth", "time", "frequency"):
                 return format_quantity(value, self.dimension, digits=6)
             unit = DIMENSIONS.get(self.dimension, "")
-            return f"{value:g} {unit}".strip()
+            # whole numbers in full ("411510000000", not "4.1151e+11"); others to 10 significant digits
+            text = str(int(value)) if float(value).is_integer() and abs(value) < 1e16 else f"{value:.10g}"
+            return f"{text} {unit}".strip()
         return value
 
     def to_python(self, value):

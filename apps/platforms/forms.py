@@ -62,18 +62,32 @@ class FactsForm(forms.Form):
     def __init__(self, data=None, *, obj, prefix: str):
         super().__init__(data, prefix=prefix)
         self.obj = obj
-        for name in type(obj).FACT_FIELDS:
-            label = column_label(type(obj), name)
-            plain = str(obj._meta.get_field(name).verbose_name)
-            field = obj._meta.get_field(name).formfield(label=label, required=False)
-            if isinstance(field, forms.JSONField) or (
-                    isinstance(field, forms.CharField) and not isinstance(field, QuantityFormField)
-                    and name.endswith("note")):
-                field.widget = forms.Textarea(attrs={"rows": 2})
+        for name in self.fact_names():
+            field, plain = self.make_field(name)
             self.fields[name] = field
-            self.initial[name] = getattr(obj, name)
+            self.initial[name] = self.current(name)
             add_source_fields(self, name, plain)
         self._changed: dict[str, FactChange] = {}
+
+    def fact_names(self) -> tuple[str, ...]:
+        """The facts the form edits, in page order."""
+        return type(self.obj).FACT_FIELDS
+
+    def current(self, name: str):
+        """The fact's stored value."""
+        return getattr(self.obj, name)
+
+    def make_field(self, name: str) -> tuple[forms.Field, str]:
+        """The input of fact ``name`` and the plain words naming it (for its source's labels)."""
+        obj = self.obj
+        label = column_label(type(obj), name)
+        plain = str(obj._meta.get_field(name).verbose_name)
+        field = obj._meta.get_field(name).formfield(label=label, required=False)
+        if isinstance(field, forms.JSONField) or (
+                isinstance(field, forms.CharField) and not isinstance(field, QuantityFormField)
+                and name.endswith("note")):
+            field.widget = forms.Textarea(attrs={"rows": 2})
+        return field, plain
 
     @property
     def title(self) -> str:
@@ -84,7 +98,7 @@ class FactsForm(forms.Form):
     def _unchanged(self, name: str, value) -> bool:
         """The fact still reads as the page showed it (a quantity shown rounded, such as "3.3 GB/s", keeps its exact
         stored value)."""
-        current = getattr(self.obj, name)
+        current = self.current(name)
         field = self.fields[name]
         if isinstance(field, QuantityFormField):
             raw = str(self.data.get(self.add_prefix(name), "") or "").strip()
@@ -96,7 +110,7 @@ class FactsForm(forms.Form):
     def clean(self):
         data = super().clean()
         self._changed = {}
-        for name in type(self.obj).FACT_FIELDS:
+        for name in self.fact_names():
             parts = [name, f"{name}-kind"] + [f"{name}-{key}" for key, _, _ in SOURCE_PARTS]
             if any(p in self.errors for p in parts) or self._unchanged(name, data.get(name)):
                 continue
@@ -125,7 +139,7 @@ class FactsForm(forms.Form):
         """What the page shows per fact: the label, the value's input, its current source and the new source's
         inputs (open when the fact is in error or has a new source typed in)."""
         out = []
-        for name in names or type(self.obj).FACT_FIELDS:
+        for name in names or self.fact_names():
             value = self[name]
             kind = self[f"{name}-kind"]
             parts = [(self[f"{name}-{key}"], label, used_by) for key, label, used_by in SOURCE_PARTS]
@@ -133,7 +147,7 @@ class FactsForm(forms.Form):
             out.append({
                 "name": name, "value": value, "kind": kind, "parts": parts,
                 "source_errors": [e for f in source for e in f.errors],
-                "source_short": self.obj.source_short(name) if getattr(self.obj, name) not in (None, "", []) else "",
+                "source_short": self.obj.source_short(name) if self.current(name) not in (None, "", []) else "",
                 "source_text": self.obj.source_text(name),
                 "open": any(f.errors for f in [value, *source]) or bool(
                     self.is_bound and self.data.get(self.add_prefix(f"{name}-kind"))),

@@ -23,7 +23,7 @@ from apps.workloads.models import Workload
 from apps.workloads.schemas import TEMPLATES
 from simulator.units import DIMENSIONS
 
-__all__ = ["SCHEMA_PATH", "MAX_FILE_BYTES", "read_file", "check_schema", "import_workloads", "file_entries",
+__all__ = ["SCHEMA_PATH", "MAX_FILE_BYTES", "read_file", "check_schema", "import_workloads", "file_entries", "fact_entry",
            "fact_entries", "workload_entry", "dump"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "schemas" / "workload.schema.json"
@@ -120,7 +120,8 @@ def file_entries(path: Path) -> list[tuple[str, Any]]:
     return [("$", data)]
 
 
-def _fact(value: Any, source: dict | None, dimension: str | None) -> dict:
+def fact_entry(value: Any, source: dict | None, dimension: str | None) -> dict:
+    """One value in the file format: in base units (the unit of its dimension) with its source."""
     unit = DIMENSIONS.get(dimension, "") if dimension else ""
     if isinstance(value, tuple):
         value = list(value)
@@ -139,7 +140,7 @@ def fact_entries(obj, keep_empty: tuple[str, ...] = ()) -> dict:
         field = obj._meta.get_field(name)
         if hasattr(value, "isoformat"):
             value = value.isoformat()
-        out[name] = _fact(value, obj.source_of(name), field.dimension if isinstance(field, QuantityField) else None)
+        out[name] = fact_entry(value, obj.source_of(name), field.dimension if isinstance(field, QuantityField) else None)
     return out
 
 
@@ -150,7 +151,7 @@ def workload_entry(workload: Workload) -> dict:
     entry: dict[str, Any] = {"slug": workload.slug, "name": workload.name, "template": workload.template}
     if workload.description:
         entry["description"] = workload.description
-    entry["parameters"] = {name: _fact(value, workload.source_of(name), dims.get(name, "scalar"))
+    entry["parameters"] = {name: fact_entry(value, workload.source_of(name), dims.get(name, "scalar"))
                            for name, value in (workload.parameters or {}).items()}
     entry["stages"] = [{"name": stage.name, "facts": fact_entries(stage, keep_empty=("depends_on",))}
                        for stage in workload.stages.all()]

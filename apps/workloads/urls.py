@@ -8,4 +8,6 @@ urlpatterns = [
     path("reference-observations/", views.observation_list, name="observations"),
     path("<slug:slug>/", views.workload_detail, name="detail"),
     path("<slug:slug>/copy/", views.workload_copy, name="copy"),
+    path("<slug:slug>/edit/", views.workload_edit, name="edit"),
+    path("<slug:slug>/delete/", views.workload_delete, name="delete"),
 ]

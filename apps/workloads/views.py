@@ -1,5 +1,5 @@
 """Catalogue pages for workloads (the reference catalogue and the user's workspaces' own), copying one into the
-active workspace, and the reference observations."""
+active workspace, editing and deleting a workspace's own, and the reference observations."""
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
@@ -7,6 +7,8 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, active_workspace, editable_workspace, role_allows
 from apps.core.templatetags.skyplan import columns
+from apps.workloads import services
+from apps.workloads.forms import WorkloadEditor
 from apps.workloads.models import ReferenceObservation, WorkloadStage
 from apps.workloads.services import copy_workload, get_workload, visible_workloads
 
@@ -26,6 +28,8 @@ def workload_detail(request, slug):
         {
             "workload": workload,
             "can_copy": role_allows(active_workspace(request).role_of(request.user), Role.EDITOR),
+            "can_edit": not workload.is_reference and role_allows(workload.workspace.role_of(request.user),
+                                                                  Role.EDITOR),
             "stages": stages,
             "stage_columns": columns(WorkloadStage, shown),
             "observations": workload.observations.select_related("platform"),
@@ -43,6 +47,34 @@ def workload_copy(request, slug):
     workload = get_workload(request.user, slug)
     workspace = editable_workspace(request)
     duplicate = copy_workload(workload, workspace, user=request.user)
-    messages.info(request, f"{workload.name} copied to {workspace.name} as {duplicate.name}; change it through the "
-                           f"API (PATCH /api/v1/workloads/{duplicate.slug}/), each changed value with its source.")
-    return redirect("workloads:detail", duplicate.slug)
+    messages.info(request, f"{workload.name} copied to {workspace.name} as {duplicate.name}: change its values here, "
+                           "each changed value with its source.")
+    return redirect("workloads:edit", duplicate.slug)
+
+
+def workload_edit(request, slug):
+    workload = services.editable_workload(request.user, slug)
+    editor = WorkloadEditor(workload, request.POST or None)
+    if request.method == "POST":
+        changed = editor.save(request.user)
+        if changed is not None:
+            messages.info(request, f"Saved {len(changed)} change{'s' if len(changed) != 1 else ''}"
+                                   + (f": {'; '.join(changed)}." if changed else "."))
+            return redirect("workloads:detail", slug)
+    return render(request, "workloads/edit.html", {"workload": workload, "editor": editor},
+                  status=400 if request.method == "POST" else 200)
+
+
+@require_POST
+def workload_delete(request, slug):
+    workload = services.editable_workload(request.user, slug)
+    if request.POST.get("confirm") != "yes":
+        messages.error(request, "Not deleted: tick the box to confirm that this workload is to be deleted.")
+        return redirect("workloads:edit", slug)
+    try:
+        services.delete_workload(workload, user=request.user)
+    except services.WorkloadInUse as exc:
+        messages.error(request, f"Not deleted: {exc}.")
+        return redirect("workloads:edit", slug)
+    messages.info(request, f"{workload.name} deleted.")
+    return redirect("workloads:list")

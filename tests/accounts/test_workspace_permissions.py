@@ -115,9 +115,12 @@ OWNED = {
     "platforms:copy": ("post", "platform", Role.VIEWER, {}),
     "platforms:edit": ("get", "platform", Role.EDITOR, None),
     "platforms:delete": ("post", "platform", Role.EDITOR, {}),
-    # a workspace's own workload: members read it and copy it on into their own active workspace
+    # a workspace's own workload: members read it and copy it on into their own active workspace; its editors
+    # change and delete it (deleting needs a confirmation the matrix does not send)
     "workloads:detail": ("get", "workload", Role.VIEWER, None),
     "workloads:copy": ("post", "workload", Role.VIEWER, {}),
+    "workloads:edit": ("get", "workload", Role.EDITOR, None),
+    "workloads:delete": ("post", "workload", Role.EDITOR, {}),
     # a calibration fitted to a workspace's observed runs: its members read its result
     "calibration:detail": ("get", "calibration_job", Role.VIEWER, None),
 }

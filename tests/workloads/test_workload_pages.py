@@ -18,7 +18,7 @@ def test_an_editor_copies_a_workload_from_its_page(client, catalogue, user):
     assert "Part of the shared reference catalogue: read-only." in page and "Copy to my workspace" in page
 
     response = client.post("/workloads/sdp-predict-p3/copy/")
-    assert response.status_code == 302 and response["Location"] == "/workloads/sdp-predict-p3-copy/"
+    assert response.status_code == 302 and response["Location"] == "/workloads/sdp-predict-p3-copy/edit/"
     copy = Workload.objects.get(slug="sdp-predict-p3-copy")
     assert copy.workspace == personal_workspace(user) and copy.copied_from.slug == "sdp-predict-p3"
     page = client.get("/workloads/sdp-predict-p3-copy/").content.decode()

@@ -12,6 +12,10 @@ from simulator.units import DIMENSIONS, format_quantity
 register = template.Library()
 
 
+#: facts that are lists of durations (the others are lists of names or of plain numbers)
+_TIME_LISTS = {"queue_wait_samples"}
+
+
 def display_value(obj, name: str) -> str:
     """A fact of ``obj`` as readable text with its unit."""
     field = obj._meta.get_field(name)
@@ -30,9 +34,11 @@ def display_value(obj, name: str) -> str:
             return f"{value:,.4g}"
         return f"{value:,.4g} {unit}"
     if isinstance(value, list):
-        if all(isinstance(v, str) for v in value):
-            return ", ".join(value) or "—"
-        return ", ".join(format_quantity(v, "time") for v in value)
+        if all(isinstance(v, str) for v in value):  # names of the catalogue (upstream stages): as words
+            return ", ".join(_readable(v) for v in value) or "—"
+        if name in _TIME_LISTS:
+            return ", ".join(format_quantity(v, "time") for v in value)
+        return ", ".join(f"{v:,.4g}" for v in value)  # plain numbers (a stage's task size multipliers)
     return str(value)
 
 
