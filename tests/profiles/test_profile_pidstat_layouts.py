@@ -96,10 +96,13 @@ def _respaced(text: str, how: str) -> str:
         return "\n".join(ln.replace(" ", "      ") if ln[:1].isdigit() else ln for ln in lines) + "\n"
     if how == "blank and space-only lines":
         return "\n".join(f"{ln}\n   \n" for ln in lines) + "\n"
+    if how == "user names (-U)":
+        return "\n".join(ln.replace(" UID ", " USER", 1).replace("        0 ", "     root ", 1) for ln in lines) + "\n"
     raise ValueError(how)
 
 
-@pytest.mark.parametrize("how", ["trailing spaces", "tabs", "wide padding", "blank and space-only lines"])
+@pytest.mark.parametrize("how", ["trailing spaces", "tabs", "wide padding", "blank and space-only lines",
+                                 "user names (-U)"])
 @pytest.mark.parametrize("name", [*LAYOUTS, "seq_read.pidstat.txt"])
 def test_the_vectorised_reader_agrees_whatever_the_padding(samples, tmp_path, name, how):
     # the vectorised reader squeezes runs of spaces before pandas reads them: the same rows as line by line

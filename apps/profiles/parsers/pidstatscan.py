@@ -18,9 +18,10 @@ __all__ = ["read_chunk", "ID_COLUMNS"]
 
 #: the column after the time in every pidstat report header (UID, USER with -U) or the process's id
 ID_COLUMNS = (b"UID", b"USER", b"PID", b"TGID")
-#: what marks a line that may be a header: " UID ", " PID " and " TGID " all hold "ID " (one pass over the
-#: chunk instead of three; lines marked that are not headers are data, as before), and " USER "
-_MARKS = (b"ID ", b" USER ")
+#: what marks a line that may be a header: " UID ", " PID " and " TGID " all hold "ID ", and pidstat prints
+#: PID or TGID after USER, so one pass over the chunk finds every header (lines marked that are not headers
+#: are data, as before; a header the mark misses fails to read as data and sends the file line by line)
+_MARKS = (b"ID ",)
 
 
 def _header(tokens: list[bytes]) -> list[str] | None:
@@ -139,11 +140,11 @@ def _group_text(buf: np.ndarray, skip_starts: np.ndarray, skip_ends: np.ndarray)
     else:
         for a, b in zip(skip_starts.tolist(), skip_ends.tolist(), strict=True):
             drop[a:b] = True
-    if (((buf == 9) | (buf == 13)) & ~drop).any():
+    if ((buf == 9).any() or (buf == 13).any()) and (((buf == 9) | (buf == 13)) & ~drop).any():
         return buf[~drop].tobytes(), r"\s+"
     # each run of spaces keeps its last one, unless the line ends there (the lines read open with a digit)
     space = buf == 32
-    drop[:-1] |= space[:-1] & ((buf[1:] == 32) | (buf[1:] == 10))
+    drop[:-1] |= space[:-1] & (space[1:] | (buf[1:] == 10))
     return buf[~drop].tobytes(), " "
 
 
