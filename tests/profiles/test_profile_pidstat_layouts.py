@@ -83,3 +83,37 @@ def test_a_damaged_pidstat_row_is_named_by_its_line(samples, tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(ParseError, match=r"damaged.txt, line 5: a finite number in column %usr"):
         parse(path)
+
+
+def _respaced(text: str, how: str) -> str:
+    """A pidstat text with its column padding changed as editors and other tools change it."""
+    lines = text.splitlines()
+    if how == "trailing spaces":
+        return "\n".join(ln + "   " if ln[:1].isdigit() else ln for ln in lines) + "\n"
+    if how == "tabs":
+        return "\n".join(ln.replace("    ", "\t", 1) if ln[:1].isdigit() else ln for ln in lines) + "\n"
+    if how == "wide padding":
+        return "\n".join(ln.replace(" ", "      ") if ln[:1].isdigit() else ln for ln in lines) + "\n"
+    if how == "blank and space-only lines":
+        return "\n".join(f"{ln}\n   \n" for ln in lines) + "\n"
+    if how == "user names (-U)":
+        return "\n".join(ln.replace(" UID ", " USER", 1).replace("        0 ", "     root ", 1) for ln in lines) + "\n"
+    raise ValueError(how)
+
+
+@pytest.mark.parametrize("how", ["trailing spaces", "tabs", "wide padding", "blank and space-only lines",
+                                 "user names (-U)"])
+@pytest.mark.parametrize("name", [*LAYOUTS, "seq_read.pidstat.txt"])
+def test_the_vectorised_reader_agrees_whatever_the_padding(samples, tmp_path, name, how):
+    # the vectorised reader squeezes runs of spaces before pandas reads them: the same rows as line by line
+    from apps.profiles.parsers import pidstatscan
+    from apps.profiles.parsers import samples as sample_parsers
+
+    path = tmp_path / name
+    path.write_text(_respaced((samples / name).read_text(), how))
+    fast = sample_parsers.parse_pidstat(path)
+    slow = sample_parsers._parse_pidstat_lines(path)
+    assert fast.meta == slow.meta
+    assert fast.samples.equals(slow.samples)
+    frame, _, _ = pidstatscan.read_chunk(path.read_bytes(), None, sample_parsers._PIDSTAT)
+    assert frame is not None and len(frame)  # read by the vectorised path, not handed back

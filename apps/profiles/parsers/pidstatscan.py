@@ -18,6 +18,10 @@ __all__ = ["read_chunk", "ID_COLUMNS"]
 
 #: the column after the time in every pidstat report header (UID, USER with -U) or the process's id
 ID_COLUMNS = (b"UID", b"USER", b"PID", b"TGID")
+#: what marks a line that may be a header: " UID ", " PID " and " TGID " all hold "ID ", and pidstat prints
+#: PID or TGID after USER, so one pass over the chunk finds every header (lines marked that are not headers
+#: are data, as before; a header the mark misses fails to read as data and sends the file line by line)
+_MARKS = (b"ID ",)
 
 
 def _header(tokens: list[bytes]) -> list[str] | None:
@@ -47,7 +51,7 @@ def read_chunk(data: bytes, header: list[str] | None, wanted: dict[str, tuple[st
     # the few lines that are not data: headers ('#', or a time then UID/USER/PID/TGID), the banner, averages
     special = np.flatnonzero(~digit)
     marks = set()
-    for word in (b" UID ", b" USER ", b" PID ", b" TGID "):
+    for word in _MARKS:
         at = data.find(word)
         while at >= 0:
             marks.add(at)
@@ -94,11 +98,13 @@ def read_chunk(data: bytes, header: list[str] | None, wanted: dict[str, tuple[st
     for g in np.unique(group_of).tolist():
         by_key.setdefault(keys[g], []).append(rows[group_of == g])
     frames = []
-    s_list, e_list = starts.tolist(), ends.tolist()
     for names, parts in by_key.items():
         members = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
-        lines = [data[s_list[i]:e_list[i]] for i in members.tolist()]
-        frame = _read_group(list(names), lines, members, wanted)
+        first_line = data[starts[members[0]]:ends[members[0]]]
+        others = np.ones(len(starts), dtype=bool)
+        others[members] = False
+        frame = _read_group(list(names), _group_text(buf, starts[others], ends[others]), first_line,
+                            members, wanted, _clock_bytes(buf, starts[members], ends[members]))
         if frame is None:
             return None, header, banners
         frames.append(frame)
@@ -107,23 +113,64 @@ def read_chunk(data: bytes, header: list[str] | None, wanted: dict[str, tuple[st
     return out.sort_values("line", kind="stable", ignore_index=True), end_header, banners
 
 
-def _read_group(names: list[str], lines: list[bytes], where: list[int],
-                wanted: dict[str, tuple[str, float]]) -> pd.DataFrame | None:
-    """One header's data lines as rows; None when a value does not read as the per-line parser would."""
-    ampm = lines[0].split(None, 2)[1:2] in ([b"AM"], [b"PM"])
+def _clock_bytes(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The ``HH:MM:SS`` stamps opening the lines ``[starts, ends)``, as an (n, 8) array of bytes, when every
+    line opens with eight bytes, colons third and sixth, then a space (else None: the time is read as text)."""
+    if not len(starts) or (ends - starts < 9).any():
+        return None
+    if not ((buf[starts + 2] == 58) & (buf[starts + 5] == 58) & (buf[starts + 8] == 32)).all():
+        return None
+    return buf[starts[:, None] + np.arange(8)]
+
+
+def _group_text(buf: np.ndarray, skip_starts: np.ndarray, skip_ends: np.ndarray) -> tuple[bytes, str]:
+    """The lines of ``buf`` but those ``[skip_starts, skip_ends)`` (left as empty lines, which pandas skips) as
+    one text for pandas, and its separator.
+
+    pidstat pads its columns with runs of spaces; pandas' whitespace reader tokenises them byte by byte, so
+    each run becomes one space (and spaces ending a line go), all at once with numpy, and the text
+    is read with a one-space separator: the same fields, about a third fewer bytes, a faster reader.  A text
+    holding a tab or a carriage return keeps its spaces and the whitespace separator."""
+    drop = np.zeros(len(buf), dtype=bool)
+    if len(skip_starts) > 1000:  # many lines of other headers: mark them at once
+        delta = np.zeros(len(buf) + 1, dtype=np.int8)
+        delta[skip_starts] = 1
+        delta[skip_ends] -= 1
+        drop = np.cumsum(delta[:-1], dtype=np.int8).view(bool)
+    else:
+        for a, b in zip(skip_starts.tolist(), skip_ends.tolist(), strict=True):
+            drop[a:b] = True
+    if ((buf == 9).any() or (buf == 13).any()) and (((buf == 9) | (buf == 13)) & ~drop).any():
+        return buf[~drop].tobytes(), r"\s+"
+    # each run of spaces keeps its last one, unless the line ends there (the lines read open with a digit)
+    space = buf == 32
+    drop[:-1] |= space[:-1] & (space[1:] | (buf[1:] == 10))
+    return buf[~drop].tobytes(), " "
+
+
+def _read_group(names: list[str], group: tuple[bytes, str], first_line: bytes, where: np.ndarray,
+                wanted: dict[str, tuple[str, float]], stamps: np.ndarray | None) -> pd.DataFrame | None:
+    """One header's data lines as rows (``group``: their text and separator from :func:`_group_text`;
+    ``stamps``: their ``HH:MM:SS`` bytes from :func:`_clock_bytes`, so pandas need not read the times as
+    text); None when a value does not read as the per-line parser would."""
+    text, sep = group
+    ampm = first_line.split(None, 2)[1:2] in ([b"AM"], [b"PM"])
     cols = ["Time", "AMPM", *names[1:]] if ampm else names
     if len(set(cols)) != len(cols):
         return None
+    if ampm:
+        stamps = None
     pid_col = "PID" if "PID" in cols else "TGID" if "TGID" in cols else None
-    use = ["Time"] + (["AMPM"] if ampm else []) + ([pid_col] if pid_col else []) + (["TID"] if "TID" in cols else [])
+    use = ([] if stamps is not None else ["Time"]) + (["AMPM"] if ampm else []) + ([pid_col] if pid_col else []) \
+        + (["TID"] if "TID" in cols else [])
     metrics = [c for c in wanted if c in cols]
     try:
-        frame = pd.read_csv(io.BytesIO(b"\n".join(lines)), sep=r"\s+", header=None, names=cols,
+        frame = pd.read_csv(io.BytesIO(text), sep=sep, header=None, names=cols,
                             usecols=use + metrics, dtype={**{c: str for c in use}, **{c: float for c in metrics}},
                             engine="c", na_filter=False)
     except (ValueError, pd.errors.ParserError):
         return None
-    if len(frame) != len(lines):
+    if len(frame) != len(where):
         return None
     values = {c: frame[c].to_numpy(dtype=float) for c in metrics}
     if any(not np.isfinite(v).all() for v in values.values()):
@@ -131,8 +178,10 @@ def _read_group(names: list[str], lines: list[bytes], where: list[int],
     keep = np.ones(len(frame), dtype=bool)
     if "TID" in cols:
         keep = frame["TID"].to_numpy() == "-"  # -t: the process rows; its threads' rows are parts of them
-    stamp = frame["Time"].to_numpy().astype("S9")
-    raw = np.frombuffer(stamp.tobytes(), dtype=np.uint8).reshape(-1, 9)
+    if stamps is not None:
+        raw = np.concatenate([stamps, np.zeros((len(stamps), 1), dtype=np.uint8)], axis=1)
+    else:
+        raw = np.frombuffer(frame["Time"].to_numpy().astype("S9").tobytes(), dtype=np.uint8).reshape(-1, 9)
     digits = raw.astype(np.int64) - 48
     clock_like = (raw[:, 2] == 58) & (raw[:, 5] == 58) & (raw[:, 8] == 0)
     if clock_like.all():

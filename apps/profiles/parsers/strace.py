@@ -136,6 +136,9 @@ class _OFD:
 
 
 def _fd_and_path(arg0: str) -> tuple[int, str | None]:
+    head = arg0.partition(",")[0]
+    if head.isdecimal() and head.isascii():  # the common case, "3" or "3, ...": what the pattern would find
+        return int(head), None
     m = _FD_PATH.match(arg0)
     if not m:
         raise ValueError
