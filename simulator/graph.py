@@ -251,3 +251,5 @@ class RunResult:
     #: resource name -> total units moved through it
     moved: dict[str, float] = field(default_factory=dict)
     events: int = 0
+    #: timer -> seconds per task (indexed by task id) of the flows ``run(timed_flows=...)`` timed
+    flow_seconds: dict[str, Sequence[float]] = field(default_factory=dict)

@@ -29,6 +29,10 @@ scheduling order) and pure Python.  Semantics, in short:
 * ``utilisation`` per resource instance is the rate in use, recorded at changes and
   reduced (area preserving) to at most ``max_utilisation_points`` points.
 * ``events`` counts engine events processed (including superseded wake-ups).
+* ``timed_flows(label)`` names a timer for a flow label (or ``None``): then, per task and timer,
+  ``RunResult.flow_seconds`` sums over the task's phases the time from the phase's start until the last
+  flow of that timer in it ended (how long the task's reads took at the rates it got, say).  One float a
+  task and timer, kept only when asked for.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ class _Node:
 class _Running:
     """A task holding a slot."""
 
-    __slots__ = ("i", "phases", "pi", "pending", "in_ov", "t0", "node", "slot", "pool", "attr")
+    __slots__ = ("i", "phases", "pi", "pending", "in_ov", "t0", "node", "slot", "pool", "attr", "marks")
 
     def __init__(self, i, phases, node, slot, pool):
         self.i = i
@@ -75,6 +79,17 @@ class _Running:
         self.slot = slot
         self.pool = pool
         self.attr = None  # label -> seconds, created at the first attribution
+        self.marks = None  # timer -> (phase index, seconds counted in it), for timed flows
+
+
+class _Timed:
+    """The owner of a timed flow group: its task and timer."""
+
+    __slots__ = ("rt", "k")
+
+    def __init__(self, rt, k):
+        self.rt = rt
+        self.k = k
 
 
 class _UnionFind:
@@ -117,6 +132,7 @@ def run(
     progress: Callable[[int, int], object] | None = None,
     record_utilisation: bool = True,
     max_utilisation_points: int = 4000,
+    timed_flows: Callable[[str], str | None] | None = None,
 ) -> RunResult:
     """Simulate ``graph`` from t=0 until every task has ended.
 
@@ -152,6 +168,23 @@ def run(
     del zeros
     node_of: list = [""] * n
     bound: list = [""] * n
+    timer_of: dict[str, int] = {}  # flow label -> timer index (-1: not timed)
+    timer_names: list[str] = []
+    timer_cols: list[array] = []
+
+    def timer(label: str) -> int:
+        k = timer_of.get(label)
+        if k is None:
+            name = timed_flows(label) if timed_flows is not None else None
+            if name is None:
+                k = -1
+            else:
+                if name not in timer_names:
+                    timer_names.append(name)
+                    timer_cols.append(array("d", bytes(8 * n)))
+                k = timer_names.index(name)
+            timer_of[label] = k
+        return k
 
     # ------------------------------------------------------------------ graph
     ndeps = [0] * n
@@ -262,19 +295,19 @@ def run(
                     continue
                 simple = _flow_is_simple(f, specs)
                 cap = None if simple else f.cap
-                k = (f.resources, f.amount, cap)
+                k = (f.resources, f.amount, cap, timer(f.label) if timed_flows is not None else -1)
                 merged[k] = merged.get(k, 0) + 1
             grps = []
-            for (resources, amount, cap), w in merged.items():
+            for (resources, amount, cap, tk), w in merged.items():
                 if len(resources) == 1 and cap is None:
                     r = resources[0]
                     if NODE in r:
-                        grps.append((1, r, amount, w, None))
+                        grps.append((1, r, amount, w, None, tk))
                     else:
-                        grps.append((0, fixed[r], amount, w, None))
+                        grps.append((0, fixed[r], amount, w, None, tk))
                 else:
                     what = tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources)
-                    grps.append((2, what, amount, w, cap))
+                    grps.append((2, what, amount, w, cap, tk))
             out.append((float(p.overhead_s), cpu, tuple(grps)))
         c = tuple(out)
         if key[0] in shared_phases:  # a task's own phases are compiled once, when it starts, and not kept
@@ -352,15 +385,16 @@ def run(
                 rt.pi = pi
                 rt.t0 = now
                 rt.pending = pending
-                for kind, what, amount, w, cap in grps:
+                for kind, what, amount, w, cap, tk in grps:
+                    owner = rt if tk < 0 else _Timed(rt, tk)
                     if kind == 0:
-                        what.add(amount, w, rt)
+                        what.add(amount, w, owner)
                     elif kind == 1:
                         node = rt.node
                         res = node.res.get(what)
                         if res is None:
                             res = node.res[what] = make_instance(what, node.name)
-                        res.add(amount, w, rt)
+                        res.add(amount, w, owner)
                     else:
                         rs = []
                         node = rt.node
@@ -372,12 +406,30 @@ def run(
                                 rs.append(res)
                             else:
                                 rs.append(x)
-                        rs[0].group.add(tuple(rs), amount, w, cap, rt)
+                        rs[0].group.add(tuple(rs), amount, w, cap, owner)
                 return
             pi += 1
         task_end(rt)
 
-    fluid.on_done = part_done
+    def timed_done(owner, label):
+        """A flow group is done: when it is timed, count the time since its phase began into the task's timer
+        (only the part beyond what earlier groups of that timer in the same phase counted)."""
+        if owner.__class__ is not _Timed:
+            part_done(owner, label)
+            return
+        rt, k = owner.rt, owner.k
+        span = env.now - rt.t0
+        marks = rt.marks
+        if marks is None:
+            marks = rt.marks = {}
+        prev = marks.get(k)
+        counted = prev[1] if prev is not None and prev[0] == rt.pi else 0.0
+        if span > counted:
+            timer_cols[k][rt.i] += span - counted
+            marks[k] = (rt.pi, span)
+        part_done(rt, label)
+
+    fluid.on_done = part_done if timed_flows is None else timed_done
 
     done = 0
     step = max(1, min(-(-n // 100), PROGRESS_EVERY_TASKS))
@@ -734,4 +786,5 @@ def run(
         utilisation=util,
         moved=moved,
         events=env.events,
+        flow_seconds=dict(zip(timer_names, timer_cols, strict=True)),
     )

@@ -6,11 +6,12 @@ sees is converted, dividing by the rate of the currency's catalogue fact (AUD pe
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from apps.core.models import MissingRate, currency_section
 
-__all__ = ["MissingRate", "currency_section", "shown_currency", "amount_in", "amounts_in"]
+__all__ = ["MissingRate", "currency_section", "shown_currency", "amount_in", "amounts_in", "text_in"]
 
 #: cost-story parts whose every number is money (per category), besides the keys ending in ``aud``
 MONEY_GROUPS = ("per_run", "fixed_per_year")
@@ -41,3 +42,38 @@ def amounts_in(value: Any, base_per_unit: float, key: str = "", money: bool = Fa
     if is_money and isinstance(value, (int, float)) and not isinstance(value, bool):
         return amount_in(value, base_per_unit)
     return value
+
+
+#: an amount of AUD in a sentence, as the scoring writes them: "AUD 12,345", "AUD 0.50", "AUD 100K", "AUD 1M"
+_CODE_FIRST = re.compile(r"\bAUD (\d+(?:,\d{3})*(?:\.\d+)?)([KM]?)(?!\w|\.\d)")
+#: ... and after the number, as a rubric relative to the best says it: "(1.23e+04 AUD)", "(950 AUD)"
+_CODE_AFTER = re.compile(r"(?<![\w.,])(\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]\d+)?) AUD\b")
+_SCALE = {"": 1.0, "K": 1e3, "M": 1e6}
+
+
+def _compact(x: float) -> str:
+    """An amount with a K or M suffix, three significant figures ("76.9K", "769K", "1.54M")."""
+    for suffix, size in (("M", 1e6), ("K", 1e3)):
+        if abs(x) >= size:
+            return f"{x / size:.3g}{suffix}"
+    return f"{x:.3g}"
+
+
+def text_in(text: str, base_per_unit: float, code: str) -> str:
+    """``text`` with every amount of AUD in it (``AUD 12,345``, ``AUD 100K``, ``1.23e+04 AUD``) in the currency
+    ``code`` worth ``base_per_unit`` AUD, written as the original was (whole, with cents, or with K/M)."""
+    if code == "AUD" or not text:
+        return text
+
+    def first(m: re.Match) -> str:
+        number, suffix = m.group(1), m.group(2)
+        x = amount_in(float(number.replace(",", "")) * _SCALE[suffix], base_per_unit)
+        if suffix:
+            return f"{code} {_compact(x)}"
+        return f"{code} {x:,.2f}" if "." in number else f"{code} {x:,.0f}"
+
+    def after(m: re.Match) -> str:
+        x = amount_in(float(m.group(1).replace(",", "")), base_per_unit)
+        return f"{x:,.0f} {code}" if abs(x) >= 1000 else f"{x:.3g} {code}"
+
+    return _CODE_AFTER.sub(after, _CODE_FIRST.sub(first, text))

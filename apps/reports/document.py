@@ -12,6 +12,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from apps.core.currency import amounts_in
 from apps.core.fields import QuantityField
 from apps.core.provenance import describe_source, short_source
 from apps.platforms.models import NodeType, Platform, StorageTier
@@ -19,8 +20,8 @@ from apps.reports.currency import MissingRate, currency_section
 from apps.scenarios import charts, summary
 from apps.scenarios.adapters import stage_frame
 from apps.scenarios.models import Scenario, Status
-from apps.scenarios.services import is_papers_scenario, scenario_results
-from apps.scoring.services import scoring_section
+from apps.scenarios.services import is_papers_scenario, money_figures, scenario_results
+from apps.scoring.services import scoring_section, scoring_shown
 from apps.workloads.models import WorkloadStage
 from apps.workloads.schemas import TEMPLATES
 from simulator.units import format_quantity
@@ -62,12 +63,13 @@ def build_document(scenario: Scenario) -> dict[str, Any]:
     stories = {o["slug"]: o["cost"] for o in outcomes.values()}
     for row in ranking:
         row["cost"] = stories.get(row["platform"])
+    currency = _currency(scenario)
     return {
         "schema": "skyplan-report",
         "schema_version": SCHEMA_VERSION,
         "generated_at": timezone.now().isoformat(timespec="seconds"),
         "scenario": _scenario_part(scenario, entries),
-        "currency": _currency(scenario),
+        "currency": currency,
         "recommendation": _recommendation(report, ranking, answer),
         "ranking": ranking,
         "excluded": [{"platform": s["platform"], "name": s["name"], "status": s["status"], "reason": s["error"]}
@@ -87,7 +89,7 @@ def build_document(scenario: Scenario) -> dict[str, Any]:
         "timeline": _timeline(medians),
         "validation": results.get("validation"),
         "inputs": _inputs(entries),
-        "figures": _figures(results, scoring, outcomes),
+        "figures": _figures(results, scoring, outcomes, currency, scoring_shown(scenario, results)),
     }
 
 
@@ -217,15 +219,21 @@ def _timeline(medians: dict[str, dict]) -> list[dict[str, Any]]:
              "task_hours": float(r.task_hours)} for r in frame.itertuples()]
 
 
-def _figures(results: dict, scoring: dict, outcomes: dict) -> dict[str, Any]:
-    """The plotly figures the results page draws, as figure dicts (the same JSON)."""
-    figures = {name: json.loads(fig) for name, fig in (results.get("figures") or {}).items() if fig}
+def _figures(results: dict, scoring: dict, outcomes: dict, currency: dict, shown: dict | None) -> dict[str, Any]:
+    """The plotly figures the results page draws, as figure dicts (the same JSON), the money ones (cost of a run,
+    the median bill, cost a year, cumulative cost of ownership) in ``currency`` as the page draws them
+    (``shown``: the scoring's cost-of-ownership curves in the scenario's currency)."""
+    drawn = {**(results.get("figures") or {}), **money_figures(results, currency)}
+    figures = {name: json.loads(fig) for name, fig in drawn.items() if fig}
     if outcomes:  # the cost a year by category, as the page shows it (one cost story)
-        figures["costs"] = json.loads(charts.cost_per_year_figure(summary.cost_frame(outcomes)).to_json())
+        shown_outcomes = amounts_in(outcomes, currency["base_per_unit"])
+        figures["costs"] = json.loads(charts.cost_per_year_figure(summary.cost_frame(shown_outcomes),
+                                                                  currency["code"]).to_json())
     if scoring.get("radar"):
         figures["radar"] = json.loads(scoring["radar"])
-    if scoring.get("curves"):
-        figures["tco"] = json.loads(scoring["curves"])
+    curves = (shown or {}).get("curves") if currency["code"] != "AUD" else scoring.get("curves")
+    if curves:
+        figures["tco"] = json.loads(curves)
     return figures
 
 

@@ -188,7 +188,7 @@ FIGURE_TITLES: dict[str, str] = {
     "gantt": "Timeline per platform (median replication)",
     "utilisation": "Bandwidth in use over time",
     "makespan": "Makespan over the Monte Carlo replications (hours)",
-    "cost": "Cost over the Monte Carlo replications (AUD, whatever the report's currency)",
+    "cost": "Cost over the Monte Carlo replications",
 }
 
 

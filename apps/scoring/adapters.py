@@ -40,6 +40,14 @@ def criterion_specs(queryset) -> list[CriterionSpec]:
     return [CriterionSpec(c.key, c.label, c.metric, c.direction, c.rubric, c.weight) for c in queryset]
 
 
+def _achieved(io: dict | None) -> dict:
+    """The RunSummary fields of a result's ``achieved_io`` (none when the run did not record it)."""
+    if not io:
+        return {}
+    return {"read_bytes_per_s": io["read_bytes_per_s_median"], "read_tasks": io["read_tasks"],
+            "ops_per_s": io["ops_per_s_median"], "ops_tasks": io["ops_tasks"]}
+
+
 def _summary(results, label: str, note: str, completed: bool) -> RunSummary:
     results = sorted(results, key=lambda r: r.makespan_s)
     r = results[(len(results) - 1) // 2]
@@ -49,7 +57,8 @@ def _summary(results, label: str, note: str, completed: bool) -> RunSummary:
         run_time_s=r.run_time_s, total_cost_aud=r.total_cost_aud, cost_by_category=dict(r.cost_by_category),
         cost_lines=tuple(asdict(ln) for ln in r.cost_lines), node_hours_used=r.node_hours_used,
         compute_hours_billed=r.compute_hours_billed, tiers_used=tuple(sorted(r.gb_months)),
-        stage_tasks=stage_tasks, completed=completed, note=note)
+        stage_tasks=stage_tasks, completed=completed, note=note,
+        **_achieved(asdict(r.achieved_io) if r.achieved_io is not None else None))
 
 
 def summary_from_results(results: list[dict], label: str, note: str = "") -> RunSummary:
@@ -61,7 +70,8 @@ def summary_from_results(results: list[dict], label: str, note: str = "") -> Run
         run_time_s=r["run_time_s"], total_cost_aud=r["total_cost_aud"], cost_by_category=dict(r["cost_by_category"]),
         cost_lines=tuple(r["cost_lines"]), node_hours_used=r["node_hours_used"],
         compute_hours_billed=r["compute_hours_billed"], tiers_used=tuple(sorted(r["gb_months"])),
-        stage_tasks={s["stage"]: s["tasks"] for s in r["stages"]}, completed=True, note=note)
+        stage_tasks={s["stage"]: s["tasks"] for s in r["stages"]}, completed=True, note=note,
+        **_achieved(r.get("achieved_io")))
 
 
 def reference_origin(platform: Platform) -> str:

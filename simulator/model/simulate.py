@@ -20,6 +20,7 @@ from simulator.errors import ContractError
 from simulator.graph import Phase, TaskGraph
 from simulator.runner import run
 
+from .achieved import AchievedIO, achieved_io, io_timer
 from .billing import Bill, CostLine, bill, gb_months, storage_intervals
 from .chiles import STAGES, BuiltGraph, ChilesDemands, build_chiles, chiles_demands
 from .placement import share_node_cores
@@ -88,6 +89,8 @@ class SimulationResult:
     cost_by_category: dict[str, float]
     total_cost_aud: float
     notes: tuple[str, ...] = ()
+    #: per-task read bandwidth and random-I/O rates the run achieved (:mod:`simulator.model.achieved`)
+    achieved_io: AchievedIO | None = None
 
 
 @dataclass(frozen=True)
@@ -258,6 +261,7 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
     if progress:
         progress(0, total_steps)
     built = build(scenario, demands=demands, rng=rng, **build_kwargs)
+    nominal_tasks = built.graph.tasks  # the bytes tasks move, before storage variability scales them
     graph = _wan_variability(built.graph, scenario.platform.wan.variability, rng)
     if vary_storage:
         graph = _storage_variability(graph, {t.name: t.performance_cv for t in scenario.platform.storage},
@@ -265,14 +269,15 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
     built = replace(built, graph=graph)
     if progress:
         progress(1, total_steps)
-    result = run(built.graph, record_utilisation=record_utilisation, progress=_scaled(progress, 1, total_steps))
+    result = run(built.graph, record_utilisation=record_utilisation, progress=_scaled(progress, 1, total_steps),
+                 timed_flows=io_timer)
     notes = list(built.notes)
     if scenario.spot_interruptions:
         durations = {t.id: t.end_s - t.start_s for t in result.tasks}
         built, extra = _with_interruptions(built, durations, scenario, rng)
         notes += extra
         if extra:
-            result = run(built.graph, record_utilisation=record_utilisation)
+            result = run(built.graph, record_utilisation=record_utilisation, timed_flows=io_timer)
     if progress:
         progress(2, total_steps)
     b: Bill = bill(built, result, scenario)
@@ -301,7 +306,8 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
         if record_utilisation else {},
         node_hours_used=b.compute_hours_used, compute_hours_billed=b.compute_hours_billed, gb_months=gbm,
         bytes_moved=moved_by, cost_lines=b.lines, cost_by_category=b.by_category,
-        total_cost_aud=b.total_aud, notes=tuple(notes))
+        total_cost_aud=b.total_aud, notes=tuple(notes),
+        achieved_io=achieved_io(nominal_tasks, result.flow_seconds))
     if progress:
         progress(4, total_steps)
     return out

@@ -122,3 +122,66 @@ def test_the_report_of_a_usd_scenario_is_built_with_the_rate(finished_demo):
     doc = build_document(finished_demo)
     assert doc["currency"]["code"] == "USD" and doc["currency"]["base_per_unit"] == 1.3
     assert doc["scenario"]["currency"] == "USD"
+
+
+MONEY_CRITERIA = {"capital_costs", "operational_costs"}
+
+
+def test_money_rank_explanations_state_their_amounts_and_thresholds_in_the_currency(usd_doc):
+    shown = in_currency(usd_doc)
+    converted = 0
+    for before, after in zip(usd_doc["ranks"], shown["ranks"], strict=True):
+        assert after["score"] == before["score"]  # the stored score, whatever the currency
+        if before["criterion"] not in MONEY_CRITERIA or before["value"] is None:
+            assert after == before
+            continue
+        converted += 1
+        assert after["value"] == pytest.approx(before["value"] / 1.25)
+        assert "AUD" not in after["explanation"] and "AUD" not in after["text"]
+        # the amount as the explanation writes it (whole AUD), at the rate
+        assert f"USD {round(before['value']) / 1.25:,.0f}" in after["explanation"]
+    assert converted >= 3
+    # the thresholds too: "up to AUD 5K per epoch" is USD 4,000
+    operational = [(b, a) for b, a in zip(usd_doc["ranks"], shown["ranks"], strict=True)
+                   if b["criterion"] == "operational_costs" and "up to AUD 5K" in b["explanation"]]
+    assert operational and all("up to USD 4K" in a["explanation"] for _, a in operational)
+
+
+def test_csv_and_html_carry_the_converted_rank_explanations(usd_doc):
+    shown = {(r["platform"], r["criterion"]): r for r in in_currency(usd_doc)["ranks"]}
+    archive = zipfile.ZipFile(io.BytesIO(render_csv(usd_doc)))
+    rows = list(csv.DictReader(io.StringIO(archive.read("ranks.csv").decode("utf-8-sig"))))
+    html = render_html(usd_doc).decode()
+    for row in rows:
+        if row["criterion"] in MONEY_CRITERIA and row["value"]:
+            expected = shown[(row["platform"], row["criterion"])]
+            assert row["explanation"] == expected["explanation"] and "AUD" not in row["explanation"]
+            assert float(row["value"]) == pytest.approx(expected["value"])
+            assert expected["explanation"].replace("&", "&amp;") in html
+
+
+@pytest.mark.django_db
+def test_the_report_of_a_usd_scenario_draws_its_money_charts_in_usd(finished_demo):
+    finished_demo.currency = "USD"
+    finished_demo.save(update_fields=["currency"])
+    rate = ExchangeRate.objects.get(currency="USD").base_per_unit
+    doc = build_document(finished_demo)
+    figures = doc["figures"]
+    # the cost of a run: each replication's stored AUD cost at the rate
+    for entry in finished_demo.entries.select_related("platform", "run"):
+        stored = sorted(r.result["total_cost_aud"] / rate for r in entry.run.replication_set.all())
+        dots = next(t for t in figures["cost"]["data"] if t["name"] == "replications" and t["y"][0] == entry.platform.name)
+        assert sorted(dots["x"]) == pytest.approx(stored)
+    assert figures["cost"]["layout"]["xaxis"]["title"]["text"] == "cost of a run (USD)"
+    # the cost a year: each platform's total (the document's AUD) at the rate
+    totals = next(t for t in figures["costs"]["data"] if t["type"] == "scatter")
+    per_year = {r["name"]: r["cost"]["per_year_aud"] / rate for r in doc["ranking"] if r.get("cost")}
+    assert dict(zip(totals["y"], totals["x"], strict=True)) == pytest.approx(per_year)
+    assert figures["costs"]["layout"]["xaxis"]["title"]["text"] == "cost a year (USD)"
+    # the cumulative cost of ownership after each epoch
+    for p in doc["tco"]["platforms"]:
+        line = next(t for t in figures["tco"]["data"] if t["name"] == p["name"])
+        assert line["y"] == pytest.approx([c["aud"] / rate for c in p["cumulative_by_epoch"]])
+    assert "cumulative cost (USD" in figures["tco"]["layout"]["yaxis"]["title"]["text"]
+    for name in ("cost", "costs", "tco"):
+        assert "AUD" not in json.dumps(figures[name])

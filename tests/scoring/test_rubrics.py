@@ -89,10 +89,14 @@ def test_it_charges_owned_cluster_staff_and_power_for_the_run_time():
     assert s.score == 5
 
 
-def test_it_takes_storage_figures_from_the_tiers_the_run_used():
+def test_it_takes_storage_figures_from_what_the_run_achieved_not_the_tiers_peaks():
+    # the tiers promise 10,000 IOPS and 500 MB/s; the run's tasks got a median of 25 IOPS and 12 MB/s
     p = PlatformInputs("c", "C", "public_cloud", storage=(
         StorageFacts("slow", "block_gp", 1.2e7, 1.2e7, 25, 25), StorageFacts("ssd", "local_ssd", 5e8, 5e8, 1e4, 1e4)),
-        run=RunSummary(tiers_used=("slow",)))
+        run=RunSummary(makespan_s=3600.0, tiers_used=("slow", "ssd"), read_bytes_per_s=1.2e7, read_tasks=4,
+                       ops_per_s=25.0, ops_tasks=4))
     iops = next(c for c in DEFAULT_CRITERIA if c.key == "typical_iops")
-    (s,) = score_platform(p, [iops])
-    assert s.value == 25 and s.score == 3
+    bandwidth = next(c for c in DEFAULT_CRITERIA if c.key == "typical_bandwidth")
+    s, b = score_platform(p, [iops, bandwidth])
+    assert s.value == 25 and s.score == 3  # at least 10 IOPS
+    assert b.value == pytest.approx(12.0) and b.score == 2  # MB/s: at least 10 MB/s

@@ -147,33 +147,40 @@ def _transfer(p: PlatformInputs) -> MetricValue:
     return MetricValue(gbps, text)
 
 
-def _tiers(p: PlatformInputs):
-    used = set(p.run.tiers_used) if p.run else set()
-    tiers = [t for t in p.storage if t.name in used]
-    return tiers or list(p.storage)
+#: why an achieved rate is unknown when the run is older than the record of it
+NOT_RECORDED = ("this run was simulated before Skyplan recorded what each task's I/O achieved (not the tier's "
+                "peak); run it again to score this")
+
+
+def _achieved(p: PlatformInputs, tasks: int | None, what: str, none_done: str) -> MetricValue | None:
+    """The unknown value of an achieved-rate metric when the run cannot give it, else None."""
+    run = p.run
+    if run is None or run.makespan_s is None:
+        return MetricValue(None, "not simulated", run.error if run else "no simulation")
+    if tasks is None:
+        return MetricValue(None, f"achieved {what} not recorded", NOT_RECORDED)
+    if tasks == 0:
+        return MetricValue(None, f"no {what} in the run", none_done)
+    return None
 
 
 def _bandwidth(p: PlatformInputs) -> MetricValue:
-    best = None
-    for t in _tiers(p):
-        rates = [r for r in (t.read_bytes_per_s_per_client, t.read_bytes_per_s) if r]
-        if rates and (best is None or min(rates) > best[0]):
-            best = (min(rates), t.name)
-    if best is None:
-        return MetricValue(None, "no storage bandwidth known", "no read bandwidth on any storage tier")
-    mbs = from_base(best[0], "MB/s")
-    return MetricValue(mbs, f"{format_quantity(best[0], 'bandwidth')} per task from {best[1]} (peak tier)")
+    run = p.run
+    unknown = _achieved(p, run.read_tasks if run else None, "storage reads", "no task of the run reads from storage")
+    if unknown is not None:
+        return unknown
+    bps = float(run.read_bytes_per_s)
+    return MetricValue(from_base(bps, "MB/s"), f"{format_quantity(bps, 'bandwidth')} per task achieved (median of "
+                                               f"{run.read_tasks:,} tasks' reads)")
 
 
 def _iops(p: PlatformInputs) -> MetricValue:
-    best = None
-    for t in _tiers(p):
-        rates = [r for r in (t.iops_per_client, t.iops) if r]
-        if rates and (best is None or min(rates) > best[0]):
-            best = (min(rates), t.name)
-    if best is None:
-        return MetricValue(None, "no IOPS known", "no IOPS on any storage tier")
-    return MetricValue(best[0], f"{best[0]:,.0f} IOPS per task from {best[1]} (peak tier)")
+    run = p.run
+    unknown = _achieved(p, run.ops_tasks if run else None, "random I/O", "no task of the run does random I/O")
+    if unknown is not None:
+        return unknown
+    ops = float(run.ops_per_s)
+    return MetricValue(ops, f"{ops:,.0f} IOPS per task achieved (median of {run.ops_tasks:,} tasks' random I/O)")
 
 
 def _control(p: PlatformInputs) -> MetricValue:
@@ -200,10 +207,10 @@ METRICS: dict[str, Metric] = {m.key: m for m in (
            "simulated bill (node-hours, instance-hours, storage, IOPS) plus owned-cluster staff and power"),
     Metric("wan_gbps", "WAN bandwidth to the data source", "Gb/s", "number", _transfer,
            "nominal link rate; the explanation flags high variability"),
-    Metric("bandwidth_mbs", "peak per-task storage read bandwidth", "MB/s", "number", _bandwidth,
-           "the fastest storage tier the run used, per client"),
-    Metric("iops", "peak per-task IOPS", "IOPS", "number", _iops,
-           "the storage tier with the most IOPS per client among those the run used"),
+    Metric("bandwidth_mbs", "achieved per-task storage read bandwidth", "MB/s", "number", _bandwidth,
+           "what each task's reads got in the simulated run (bytes / the seconds its reads took), median over tasks"),
+    Metric("iops", "achieved per-task IOPS", "IOPS", "number", _iops,
+           "what each task's random I/O got in the simulated run (requests / their seconds), median over tasks"),
     Metric("root_access", "root access", "", "category", _control, "root | limited"),
     Metric("usability", "ease of use", "", "category", _usability, "simple | moderate | complex"),
 )}

@@ -49,6 +49,13 @@ class RunSummary:
     completed: bool = True
     error: str = ""
     note: str = ""
+    #: the median over tasks of what each task's reads achieved (bytes / its read seconds), and how many tasks
+    #: read; ``read_tasks`` is None when the run did not record it (simulated before it was recorded)
+    read_bytes_per_s: float | None = None
+    read_tasks: int | None = None
+    #: the same for random I/O: the median over tasks of requests / the seconds their random I/O took
+    ops_per_s: float | None = None
+    ops_tasks: int | None = None
 
 
 @dataclass(frozen=True)
