@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import workspace_for
-from apps.core.currency import amount_in, amounts_in, shown_currency
+from apps.core.currency import amount_in, amounts_in, shown_currency, text_in
 from apps.core.jobs import JobCancelled, PartJobs, Progress, TrackedJobs
 from apps.core.jobs import cancel as cancel_job
 from apps.core.jobs import dispatch as dispatch_job
@@ -31,7 +31,7 @@ from apps.scoring import adapters
 from apps.scoring.logic import aggregate as agg
 from apps.scoring.logic import robustness as rob
 from apps.scoring.logic.compare import compare_products, compare_ranks
-from apps.scoring.logic.criteria import range_notes, score_platforms
+from apps.scoring.logic.criteria import METRICS, range_notes, score_platforms
 from apps.scoring.logic.search import (
     SpaceError,
     cheapest_within,
@@ -318,19 +318,34 @@ def scoring_shown(scenario, results: dict | None) -> dict | None:
     curves and the break-even amounts.  The cached section keeps AUD (reports and the API read it); registered as
     the "scoring_shown" section of every scenario's results (apps.scoring.apps)."""
     section = scoring_section(scenario, results)
-    if not section or section.get("error") or not section["report"].get("tco"):
+    if not section or section.get("error"):
         return None
     currency = shown_currency(scenario.currency)
-    rate = currency["base_per_unit"]
-    if rate == 1.0:  # AUD: the cached curves as they are
-        return {"curves": section.get("curves"), "break_even": section["report"]["tco"].get("break_even") or []}
-    tco = amounts_in(section["report"]["tco"], rate)
+    rate, code = currency["base_per_unit"], currency["code"]
+    report = section["report"]
+    if rate == 1.0:  # AUD: the cached rows and curves as they are
+        return {"rank_rows": section["rows"]["rank_rows"], "curves": section.get("curves"),
+                "break_even": (report.get("tco") or {}).get("break_even") or []}
+    shown = {"rank_rows": _rank_rows_in(section["rows"]["rank_rows"], report["criteria"], rate, code),
+             "curves": None, "break_even": []}
+    if not report.get("tco"):
+        return shown
+    tco = amounts_in(report["tco"], rate)
     for res in (tco.get("platforms") or {}).values():
         res["cumulative"] = [[epoch, amount_in(cost, rate)] for epoch, cost in res["cumulative"]]
     from apps.scoring.charts import tco_figure
 
-    return {"curves": tco_figure(tco, currency["code"]) if tco.get("platforms") else None,
+    return {**shown, "curves": tco_figure(tco, code) if tco.get("platforms") else None,
             "break_even": tco.get("break_even") or []}
+
+
+def _rank_rows_in(rank_rows: list[dict], criteria: list[dict], rate: float, code: str) -> list[dict]:
+    """The rank rows with the explanations of money criteria (a metric in AUD: their amounts and thresholds) in the
+    currency ``code`` worth ``rate`` AUD; the scores as they are."""
+    money = [c.get("metric") in METRICS and METRICS[c["metric"]].unit == "AUD" for c in criteria]
+    return [{**row, "cells": [{**cell, "explanation": text_in(cell.get("explanation") or "", rate, code)}
+                              for cell in row["cells"]]} if is_money else row
+            for row, is_money in zip(rank_rows, money, strict=True)]
 
 
 def rerank(ranks: dict[str, list[int]], weights: list[float]) -> dict:

@@ -72,10 +72,10 @@ def _titles(figure: dict) -> list[str]:
 
 
 def _amounts(body: str) -> set[str]:
-    """The currency codes of the amounts a reader sees, outside the rank explanations and the validation against
-    the paper (the criteria's thresholds and the paper's figures are in AUD, as the page says) and the sentences
-    stating the rate."""
-    body = re.sub(r"<script.*?</script>|<table[^>]*id=\"(rank|validation)-table\".*?</table>", "", body, flags=re.S)
+    """The currency codes of the amounts a reader sees (the rank explanations' thresholds included), outside the
+    validation against the paper (the paper's figures are in AUD, as the page says) and the sentences stating the
+    rate."""
+    body = re.sub(r"<script.*?</script>|<table[^>]*id=\"validation-table\".*?</table>", "", body, flags=re.S)
     body = re.sub(r'<(p|dd)[^>]*id="(page-currency|scenario-currency)".*?</\1>', "", body, flags=re.S)
     return {a or b for a, b in AMOUNT.findall(re.sub(r"<[^>]+>", " ", body))}
 
