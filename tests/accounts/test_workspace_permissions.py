@@ -114,6 +114,7 @@ OWNED = {
     "platforms:detail": ("get", "platform", Role.VIEWER, None),
     "platforms:copy": ("post", "platform", Role.VIEWER, {}),
     "platforms:edit": ("get", "platform", Role.EDITOR, None),
+    "platform_structure": ("get", "platform", Role.EDITOR, None),
     "platforms:delete": ("post", "platform", Role.EDITOR, {}),
     # a workspace's own workload: members read it and copy it on into their own active workspace; its editors
     # change and delete it (deleting needs a confirmation the matrix does not send)

@@ -42,3 +42,30 @@ def test_a_changed_value_cites_a_paper_and_a_bad_web_address_is_refused_beside_i
                                                "where": "Table 2"}
     screenshot(page, f"editors-platform-saved-{width}")
     context.close()
+
+
+@pytest.mark.parametrize("width", [1400, 400])
+def test_an_editor_adds_a_storage_tier_and_renames_a_node_type_on_the_structure_page(log_in, catalogue_site,
+                                                                                    screenshot, width):
+    from apps.platforms.models import Platform
+
+    site = catalogue_site
+    context, page, _ = log_in(site, "/platforms/magnus/", width, username="hedy")
+    page.get_by_role("button", name="Copy to my workspace").click()
+    page.wait_for_url(f"{site}/platforms/magnus-copy/edit/")
+    page.get_by_role("link", name="node types and storage tiers").click()
+    page.wait_for_url(f"{site}/platforms/magnus-copy/structure/")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width + 1, "the structure page overflows"
+    screenshot(page, f"editors-platform-structure-{width}")
+
+    page.get_by_label("Name of xc40-compute").fill("haswell-compute")
+    page.get_by_label("Name of the new storage tier").fill("burst buffer")
+    page.locator("#id_add-storage_tiers-like").select_option("Sonexion Lustre scratch")
+    page.get_by_role("button", name="Save changes").click()
+    page.wait_for_url(f"{site}/platforms/magnus-copy/")
+    copy = Platform.objects.get(slug="magnus-copy")
+    assert [n.name for n in copy.node_types.all()] == ["haswell-compute"]
+    assert sorted(t.name for t in copy.storage_tiers.all()) == ["Sonexion Lustre scratch", "burst buffer"]
+    assert page.get_by_text("burst buffer").count() >= 1
+    screenshot(page, f"editors-platform-structure-saved-{width}")
+    context.close()
