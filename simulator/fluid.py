@@ -429,7 +429,7 @@ class _FlowClass:
     member leaves.
     """
 
-    __slots__ = ("key", "res", "cap", "kind", "weight", "rate", "label", "V", "heap", "ht", "hr")
+    __slots__ = ("key", "res", "cap", "kind", "weight", "rate", "label", "V", "heap", "ht", "hr", "owning")
 
     def __init__(self, key: tuple, res: tuple, cap: float, kind: int) -> None:
         self.key = key
@@ -443,6 +443,7 @@ class _FlowClass:
         self.heap: list[list] = []
         self.ht = array("d")
         self.hr = array("d")
+        self.owning = 0  # members with own resources (the rate history is kept while there are any)
 
 
 class GeneralGroup:
@@ -541,6 +542,7 @@ class GeneralGroup:
         cls.weight += weight
         member = [cls.V + amount, next(self._seq), weight, owner, res, privs, now, True, own]
         if privs:
+            cls.owning += 1
             held = (cls, member)
             for r in privs:
                 r._priv = held
@@ -568,6 +570,8 @@ class GeneralGroup:
                     self.left.append(r)
         for r in privs:
             r._priv = None
+        if privs:
+            cls.owning -= 1
         member[_PRIVS] = ()
 
     def _unfold(self, held: tuple, now: float) -> None:
@@ -612,6 +616,8 @@ class GeneralGroup:
                         r.ut_t.append(now)
                         r.ut_r.append(u)
             for c in classes:  # the rates members' own resources are written from
+                if not c.owning:
+                    continue
                 ht = c.ht
                 rate = c.rate
                 if not ht:
