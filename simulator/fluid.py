@@ -40,10 +40,12 @@ points while preserving the area (the units moved).
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from heapq import heappop, heappush
-from itertools import count
+from itertools import count, islice
 from math import inf
+from operator import mul, sub
 from typing import Any
 
 from .core import FLUSH, URGENT, Environment
@@ -242,9 +244,10 @@ class PSResource:
 class GeneralFlow:
     """A flow in a :class:`GeneralGroup` (any number of resources, optional cap)."""
 
-    __slots__ = ("rem", "rate", "weight", "res", "cap", "owner", "label", "seq")
+    __slots__ = ("rem", "rate", "weight", "res", "cap", "owner", "label", "seq", "kind")
 
     def __init__(self, rem: float, weight: int, res: tuple, cap: float, owner: Any, seq: int) -> None:
+        self.kind = 0  # its cap is its own (see _FlowClass.kind)
         self.rem = rem
         self.rate = 0.0
         self.weight = weight
@@ -260,7 +263,7 @@ class GeneralResource:
 
     __slots__ = (
         "name", "capacity", "per_flow_cap", "degrade_after", "degrade_exponent", "group",
-        "moved", "ut_t", "ut_r", "last_u", "_n", "_cap", "_unf", "_used",
+        "moved", "ut_t", "ut_r", "last_u", "_n", "_cap", "_unf", "_used", "_holders", "_priv",
     )
 
     def __init__(self, name: str, capacity: float, group: GeneralGroup, per_flow_cap: float | None,
@@ -281,6 +284,8 @@ class GeneralResource:
         self._cap = 0.0
         self._unf = 0
         self._used = 0.0
+        self._holders = 0  # flows (group members) on this resource now
+        self._priv = None  # (class, member) of the member crossing it alone, when folded into that member's cap
 
     def add(self, amount: float, weight: int, owner: Any) -> None:
         """Start ``weight`` identical single-resource flows of ``amount`` (no own cap)."""
@@ -290,11 +295,18 @@ class GeneralResource:
         return self.ut_t, self.ut_r
 
 
+#: the label of a class frozen at the share of a resource each of its flows crosses alone (each names its own)
+PRIVATE = object()
+
+
 def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> None:
     """Progressive filling: set ``rate`` (per unit of weight) and ``label`` of every flow.
 
     ``flows`` are :class:`GeneralFlow` or :class:`_FlowClass` (anything with ``weight``, ``res``, ``cap``,
-    ``rate`` and ``label``).
+    ``kind``, ``rate`` and ``label``).  ``label`` is the bottleneck resource, or ``None`` when the flow's own cap
+    froze it (it is then labelled by its first resource).  A flow of ``kind`` 1 stands for flows whose ``cap`` is
+    the share of a resource each crosses alone (left out of ``res``): it is frozen at that cap as that resource
+    would be, losing a tie to an own cap and to a shared resource, and labelled :data:`PRIVATE`.
 
     Repeatedly find the lowest level at which either a resource saturates (its
     remaining capacity shared by its unfrozen flows) or a flow reaches its cap,
@@ -330,20 +342,29 @@ def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> N
                     level = s
                     bott = r
         fcap = inf
+        pcap = inf
         for f in active:
-            if f.cap < fcap:
+            if f.kind:
+                if f.cap < pcap:
+                    pcap = f.cap
+            elif f.cap < fcap:
                 fcap = f.cap
-        if fcap <= level:
+        if fcap <= level and fcap <= pcap:
             level = fcap
-            frozen = [f for f in active if f.cap <= level]
-            bott = None  # labelled by their first resource
+            frozen = [f for f in active if f.cap <= level and not f.kind]
+            label = None  # each labelled by its first resource
+        elif pcap < level:  # a resource of the flows' own saturates first
+            level = pcap
+            frozen = [f for f in active if f.cap <= level and f.kind]
+            label = PRIVATE
         else:
             frozen = [f for f in active if bott in f.res]
+            label = bott
         if level < 0.0:
             level = 0.0
         for f in frozen:
             f.rate = level
-            f.label = f.res[0] if bott is None else bott
+            f.label = label
             w = f.weight
             use = level * w
             for r in f.res:
@@ -371,54 +392,88 @@ def max_min_fair(capacities: dict[str, float], flows: Sequence[tuple[Sequence[st
     return [f.rate for f in gf]
 
 
+def _record(r: Any, t: float, u: float) -> None:
+    """Record that ``r`` is in use at rate ``u`` from ``t`` (a step only at a change; a later step at ``t`` wins)."""
+    if u != r.last_u:
+        r.last_u = u
+        ut_t = r.ut_t
+        if ut_t and ut_t[-1] == t:
+            r.ut_r[-1] = u
+        else:
+            ut_t.append(t)
+            r.ut_r.append(u)
+
+
+# a member of a class: [finish V, seq, weight, owner, resources, own resources, joined at, alive, own cap]
+_FIN, _SEQ, _W, _OWNER, _RES, _PRIVS, _T0, _ALIVE, _OWNCAP = range(9)
+
+
 class _FlowClass:
-    """The flows of a :class:`GeneralGroup` crossing the same resources with the same cap.
+    """The flows of a :class:`GeneralGroup` crossing the same shared resources with the same cap.
 
     Water-filling freezes such flows together (the frozen set of a step is every
     flow whose cap is reached, or every flow crossing the bottleneck resource), so
     they always share one rate and one label: the class is filled as one flow of
     their total ``weight``.  ``V`` is the service one unit of weight of the class
     has received since the class was made; a member needing ``x`` more when it
-    joins at ``V0`` finishes when ``V`` reaches ``V0 + x``.  ``heap`` holds
-    ``(finish V, seq, weight, owner)``.
+    joins at ``V0`` finishes when ``V`` reaches ``V0 + x``.  ``heap`` holds the
+    members (lists, see ``_FIN`` ...), by finish point.
+
+    A resource that one member alone crosses (a node's NIC under a shared tier)
+    gives that member at most ``capacity(w) / w`` and constrains nothing else: it
+    is left out of ``res`` and acts as a cap.  ``kind`` 1 says the class's cap is
+    such a share (it saturates as a resource would: ties go to own caps and shared
+    resources, and each member is labelled by its own resource); members on
+    different nodes then share one class.  ``ht``/``hr`` record the class's rate at
+    its changes: the utilisation of those resources is written from them when their
+    member leaves.
     """
 
-    __slots__ = ("res", "cap", "weight", "rate", "label", "V", "heap")
+    __slots__ = ("key", "res", "cap", "kind", "weight", "rate", "label", "V", "heap", "ht", "hr", "owning")
 
-    def __init__(self, res: tuple, cap: float) -> None:
+    def __init__(self, key: tuple, res: tuple, cap: float, kind: int) -> None:
+        self.key = key
         self.res = res
         self.cap = cap
+        self.kind = kind
         self.weight = 0
         self.rate = 0.0
-        self.label = res[0]
+        self.label = None
         self.V = 0.0
-        self.heap: list[tuple] = []
+        self.heap: list[list] = []
+        self.ht = array("d")
+        self.hr = array("d")
+        self.owning = 0  # members with own resources (the rate history is kept while there are any)
 
 
 class GeneralGroup:
     """Resources allocated together by water-filling (a connected set of resources).
 
-    Flows are kept in classes (:class:`_FlowClass`, keyed by resources and cap), in
-    the order the classes were made.  Water-filling over classes instead of flows
-    gives the same rates and labels: which flows a step freezes, the level and the
-    bottleneck it picks depend on the flows' caps and resources and on the
-    resources' order, never on the order of the flows (that order only changes the
-    order in which a step's frozen flows are subtracted from their resources'
-    remaining capacity, i.e. the last bits of those sums).  Flows finishing at the
-    same instant are reported in the order they were added, as when they were kept
-    in one list.
+    Flows are kept in classes (:class:`_FlowClass`, keyed by shared resources, cap
+    and kind), in the order the classes were made.  Water-filling over classes
+    instead of flows gives the same rates and labels: which flows a step freezes,
+    the level and the bottleneck it picks depend on the flows' caps and resources
+    and on the resources' order, never on the order of the flows (that order only
+    changes the order in which a step's frozen flows are subtracted from their
+    resources' remaining capacity, i.e. the last bits of those sums).  A resource
+    crossed by one flow alone is that flow's cap (see :class:`_FlowClass`): on a
+    shared tier with a NIC per node the group fills a few classes, not one per
+    node.  When a second flow comes to such a resource, the first moves to the
+    class of all its resources.  Flows finishing at the same instant are reported
+    in the order they were added, as when they were kept in one list.
     """
 
-    __slots__ = ("sys", "env", "classes", "t", "dirty", "next_t", "resources", "_seq")
+    __slots__ = ("sys", "env", "classes", "t", "dirty", "next_t", "resources", "left", "_seq")
 
     def __init__(self, sys: FluidSystem) -> None:
         self.sys = sys
         self.env = sys.env
-        self.classes: dict[tuple, _FlowClass] = {}  # (resources, cap) -> class with members, in creation order
+        self.classes: dict[tuple, _FlowClass] = {}  # key -> class with members, in creation order
+        self.left: list[GeneralResource] = []  # own resources whose member left at this instant
         self.t = 0.0
         self.dirty = False
         self.next_t = -1.0
-        self.resources: dict[GeneralResource, None] = {}  # used since the last flush, in first-use order
+        self.resources: dict[GeneralResource, None] = {}  # shared, used since the last flush, in first-use order
         self._seq = sys.seq
 
     def _advance(self, now: float) -> None:
@@ -428,10 +483,18 @@ class GeneralGroup:
                 c.V += c.rate * dt
         self.t = now
 
+    def _class(self, res: tuple, cap: float, kind: int) -> _FlowClass:
+        key = (res, cap, kind)
+        cls = self.classes.get(key)
+        if cls is None:
+            cls = self.classes[key] = _FlowClass(key, res, cap, kind)
+        return cls
+
     def add(self, res: tuple, amount: float, weight: int, cap: float | None, owner: Any) -> None:
         """Start ``weight`` identical flows of ``amount`` across ``res`` (all constrain them)."""
+        now = self.env.now
         if not self.dirty:
-            self._advance(self.env.now)
+            self._advance(now)
             self.dirty = True
             self.sys.mark(self)
         c = inf
@@ -441,13 +504,95 @@ class GeneralGroup:
             if r.per_flow_cap is not None and r.per_flow_cap < c:
                 c = r.per_flow_cap
             r.moved += amount * weight
-            self.resources[r] = None
-        key = (res, c)
-        cls = self.classes.get(key)
-        if cls is None:
-            cls = self.classes[key] = _FlowClass(res, c)
+        own = c
+        kind = 0
+        privs: list = []
+        if len(res) == 1 or len(set(res)) == len(res):
+            privs = [r for r in res if r._holders == 0]
+        if privs:
+            shared = []
+            for r in res:
+                if r._holders:
+                    if r._priv is not None:
+                        self._unfold(r._priv, now)
+                    shared.append(r)
+                    self.resources[r] = None
+                r._holders += 1
+            for r in privs:
+                share = r.capacity
+                da = r.degrade_after
+                if da is not None and weight > da:
+                    share *= (da / weight) ** r.degrade_exponent
+                share /= weight
+                if share < c:
+                    c = share
+                    kind = 1
+                    if privs[0] is not r:  # the resource that binds first
+                        privs.remove(r)
+                        privs.insert(0, r)
+            shared = tuple(shared)
+        else:
+            for r in res:
+                if r._priv is not None:
+                    self._unfold(r._priv, now)
+                self.resources[r] = None
+                r._holders += 1
+            shared = res
+        cls = self._class(shared, c, kind)
         cls.weight += weight
-        heappush(cls.heap, (cls.V + amount, next(self._seq), weight, owner))
+        member = [cls.V + amount, next(self._seq), weight, owner, res, privs, now, True, own]
+        if privs:
+            cls.owning += 1
+            held = (cls, member)
+            for r in privs:
+                r._priv = held
+        heappush(cls.heap, member)
+
+    def _write_private(self, cls: _FlowClass, member: list, now: float, leaving: bool) -> None:
+        """Record the utilisation of the member's own resources from its class's rates since it joined (when it
+        leaves, the flush at this instant records them idle unless another flow took them)."""
+        privs = member[_PRIVS]
+        if self.sys.record:
+            ht, hr, w = cls.ht, cls.hr, member[_W]
+            t0 = member[_T0]
+            i = bisect_right(ht, t0) - 1  # the rate in force at t0
+            j = bisect_right(ht, now)
+            for r in privs:
+                k = 0
+                if i >= 0:
+                    _record(r, t0, hr[i] * w)
+                    k = i + 1
+                if k < j:  # later steps: distinct times and rates
+                    r.ut_t.extend(ht[k:j])
+                    r.ut_r.extend(hr[k:j] if w == 1 else array("d", map(float(w).__mul__, hr[k:j])))
+                    r.last_u = r.ut_r[-1]
+                if leaving:
+                    self.left.append(r)
+        for r in privs:
+            r._priv = None
+        if privs:
+            cls.owning -= 1
+        member[_PRIVS] = ()
+
+    def _unfold(self, held: tuple, now: float) -> None:
+        """A second flow comes to a resource a member crosses alone: move that member to the class of all its
+        resources (its other own resources are then filled as shared ones too)."""
+        cls, member = held
+        self._write_private(cls, member, now, False)
+        member[_ALIVE] = False  # left in the old class's heap, skipped there
+        cls.weight -= member[_W]
+        heap = cls.heap
+        while heap and not heap[0][_ALIVE]:
+            heappop(heap)
+        if not heap:
+            del self.classes[cls.key]
+        res = member[_RES]
+        for r in res:
+            self.resources[r] = None
+        new = self._class(res, member[_OWNCAP], 0)
+        new.weight += member[_W]
+        heappush(new.heap, [new.V + (member[_FIN] - cls.V), member[_SEQ], member[_W], member[_OWNER], res, (), now,
+                            True, member[_OWNCAP]])
 
     def flush(self) -> None:
         self.dirty = False
@@ -456,15 +601,34 @@ class GeneralGroup:
         resources = list(self.resources)
         _water_fill(classes, resources)
         if self.sys.record:
+            if self.left:
+                for r in self.left:
+                    if not r._holders:
+                        _record(r, now, 0.0)
+                self.left = []
             for r in resources:
                 u = r._used
-                if u != r.last_u:
+                if u != r.last_u and r._priv is None:  # (one a flow took alone at this instant is written later)
                     r.last_u = u
                     if r.ut_t and r.ut_t[-1] == now:
                         r.ut_r[-1] = u
                     else:
                         r.ut_t.append(now)
                         r.ut_r.append(u)
+            for c in classes:  # the rates members' own resources are written from
+                if not c.owning:
+                    continue
+                ht = c.ht
+                rate = c.rate
+                if not ht:
+                    ht.append(now)
+                    c.hr.append(rate)
+                elif c.hr[-1] != rate:
+                    if ht[-1] == now:
+                        c.hr[-1] = rate
+                    else:
+                        ht.append(now)
+                        c.hr.append(rate)
         # forget idle resources (they were just recorded at 0)
         self.resources = {r: None for r in resources if r._n}
         tn = inf
@@ -498,15 +662,31 @@ class GeneralGroup:
             heap = c.heap
             V = c.V
             rate = c.rate
+            label = c.label
             # a member is done when its remaining amount is within rounding of zero (as judged on that amount) or
             # its finish rounds to now; both only hold for remaining amounts up to some bound, so the members
             # done are a prefix of the heap
             while heap:
-                rem = heap[0][0] - V
+                item = heap[0]
+                if not item[_ALIVE]:  # moved to another class
+                    heappop(heap)
+                    continue
+                rem = item[0] - V
                 if rem <= rate * TIME_EPS + 1e-12 * abs(rem + 1.0) or (rate > 0.0 and now + rem / rate <= now):
-                    item = heappop(heap)
-                    c.weight -= item[2]
-                    done.append((item[1], item[3], c.label))
+                    heappop(heap)
+                    c.weight -= item[_W]
+                    res = item[_RES]
+                    for r in res:
+                        r._holders -= 1
+                    if label is None:
+                        lab = res[0]
+                    elif label is PRIVATE:
+                        lab = item[_PRIVS][0]
+                    else:
+                        lab = label
+                    if item[_PRIVS]:
+                        self._write_private(c, item, now, True)
+                    done.append((item[_SEQ], item[_OWNER], lab))
                 else:
                     break
             if not heap:
@@ -534,12 +714,14 @@ def decimate(times: Sequence[float], rates: Sequence[float], end: float, max_poi
         return tuple(zip(times, rates, strict=True))
     t0 = times[0]
     width = (end - t0) / (max_points - 1)
+    durations = list(map(sub, islice(times, 1, None), times))
     out = []
     acc = 0.0
     b = 0  # current bucket
     bstart = t0
     bend = t0 + width
-    for i in range(n):
+    i = 0
+    while i < n:
         t = times[i]
         r = rates[i]
         t_next = times[i + 1] if i + 1 < n else end
@@ -553,6 +735,13 @@ def decimate(times: Sequence[float], rates: Sequence[float], end: float, max_poi
                 b += 1
                 bstart = t0 + b * width
                 bend = t0 + (b + 1) * width
+        i += 1
+        if t_next < bend and i + 1 < n:
+            # the steps ending before this bucket does, summed in C in the same order as one by one
+            m = bisect_left(times, bend, i + 1, n) - 1
+            if m > i:
+                acc = sum(map(mul, rates[i:m], durations[i:m]), acc)
+                i = m
     if acc or (out and out[-1][0] < bstart and bstart < end):
         out.append((bstart, acc / max(end - bstart, 1e-300)))
     if out and out[-1][1] != 0.0:

@@ -68,6 +68,10 @@ class Flow:
     cap: float | None = None
     label: str = ""  # "seq_read", "seq_write", "rand_read", "rand_write", "wan", ...
 
+    def scaled(self, factor: float) -> Flow:
+        """This flow with its amount times ``factor`` (as ``dataclasses.replace``, several times faster)."""
+        return Flow(self.resources, self.amount * factor, self.cap, self.label)
+
 
 @dataclass(frozen=True, slots=True)
 class Phase:
@@ -83,6 +87,10 @@ class Phase:
     threads: int = 1
     flows: tuple[Flow, ...] = ()
     overhead_s: float = 0.0
+
+    def with_flows(self, flows: tuple[Flow, ...]) -> Phase:
+        """This phase with other flows (as ``dataclasses.replace``, several times faster)."""
+        return Phase(self.name, self.cpu_seconds, self.threads, flows, self.overhead_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +114,11 @@ class Task:
     memory_bytes: float = 0.0
     slot: int | None = None
     queue_s: float = 0.0
+
+    def with_phases(self, phases: tuple[Phase, ...]) -> Task:
+        """This task with other phases (as ``dataclasses.replace``, several times faster)."""
+        return Task(self.id, self.stage, phases, self.deps, self.pool, self.cores, self.memory_bytes, self.slot,
+                    self.queue_s)
 
 
 @dataclass(frozen=True, slots=True)

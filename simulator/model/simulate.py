@@ -175,34 +175,49 @@ def _tier_of(resource: str, cvs: dict[str, float]) -> str | None:
     return name if name in cvs else None
 
 
-def _vary_flow(flow, factors: dict[str, float], cvs: dict[str, float]):
-    """``flow`` with its amount scaled by the largest factor of the tiers it goes through."""
-    tiers = {tier for r in flow.resources if (tier := _tier_of(r, cvs)) is not None}
-    return replace(flow, amount=flow.amount * max(factors[t] for t in tiers)) if tiers else flow
-
-
 def _storage_variability(graph: TaskGraph, cvs: dict[str, float], rng: random.Random) -> TaskGraph:
     """Each task's work on a tier with a ``performance_cv`` takes a lognormal factor (mean 1, that coefficient of
     variation), drawn per task and tier: the rate the task gets from the tier varies as the measured scatter of
-    repeated work-units does (the amounts its flows move through the tier are scaled by the factor)."""
+    repeated work-units does (the amounts its flows move through the tier are scaled by the largest factor of the
+    tiers they go through)."""
     cvs = {k: v for k, v in cvs.items() if v}
     if not cvs:
         return graph
     import math
 
+    sigmas = {tier: math.sqrt(math.log(1.0 + cv ** 2)) for tier, cv in cvs.items()}
+    flow_tiers: dict[tuple[str, ...], tuple[str, ...]] = {}  # a flow's resources -> the varied tiers they are in
+    task_tiers: dict[int, list[str]] = {}  # id of a phases tuple (tasks share them) -> the tiers used, sorted
+
+    def tiers_of(resources: tuple[str, ...]) -> tuple[str, ...]:
+        tiers = flow_tiers.get(resources)
+        if tiers is None:
+            tiers = flow_tiers[resources] = tuple({tier for r in resources
+                                                   if (tier := _tier_of(r, cvs)) is not None})
+        return tiers
+
     tasks = list(graph.tasks)
     for i, t in enumerate(tasks):
-        used = sorted({tier for ph in t.phases for fl in ph.flows for r in fl.resources
-                       if (tier := _tier_of(r, cvs)) is not None})
+        used = task_tiers.get(id(t.phases))
+        if used is None:
+            used = task_tiers[id(t.phases)] = sorted({tier for ph in t.phases for fl in ph.flows
+                                                      for tier in tiers_of(fl.resources)})
         if not used:
             continue
         factors = {}
         for tier in used:
-            sigma = math.sqrt(math.log(1.0 + cvs[tier] ** 2))
+            sigma = sigmas[tier]
             factors[tier] = math.exp(rng.gauss(-sigma * sigma / 2.0, sigma))
-
-        tasks[i] = replace(t, phases=tuple(replace(ph, flows=tuple(_vary_flow(fl, factors, cvs) for fl in ph.flows))
-                                           if ph.flows else ph for ph in t.phases))
+        phases = []
+        for ph in t.phases:
+            if ph.flows:
+                flows = []
+                for fl in ph.flows:
+                    tiers = tiers_of(fl.resources)
+                    flows.append(fl.scaled(max(factors[tier] for tier in tiers)) if tiers else fl)
+                ph = ph.with_flows(tuple(flows))
+            phases.append(ph)
+        tasks[i] = t.with_phases(tuple(phases))
     return replace(graph, tasks=tuple(tasks))
 
 

@@ -44,8 +44,8 @@ pytestmark = [pytest.mark.worker]
 DOWN_S = 8.0
 #: a replication of the SDP predict job array with this many jobs takes 10-15 s on either platform of the scenario
 #: (measured on this 2-core machine kind, 2026-11-27: sdp-p3 12.0 s, fornax 11.1 s with another test run beside it).
-#: Not Magnus: there every job's I/O shares one Lustre tier, and the fluid model's cost grows with the square of
-#: the jobs (2,000 jobs 24 s, 5,000 jobs 46 s), so the replications of the two platforms would not run alike.
+#: Not Magnus: its replications would not run alike with these two (every job's I/O shares one Lustre tier across
+#: 1,536 nodes; see bench/sdp_magnus.py).
 LONG_JOBS = 40_000
 #: a wait fails once the worker has held no task this long (seconds): nothing is left that could end it
 IDLE_S = 30.0

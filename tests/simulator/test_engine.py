@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from simulator.core import DISPATCH, FLUSH, URGENT, Environment
+from simulator.graph import Flow, Phase, Task
 
 
 def test_it_orders_events_by_time_then_priority_then_sequence():
@@ -58,3 +59,18 @@ def test_it_schedules_relative_to_now():
     env.schedule(1.0, URGENT, tick, 3)
     env.run()
     assert seen == [1.0, 1.5, 2.0, 2.5]
+
+
+def test_the_fast_copies_of_flows_phases_and_tasks_equal_dataclasses_replace():
+    # every field given a value other than its default: a field added later and not copied fails here
+    from dataclasses import fields, replace
+
+    flow = Flow(("a", "b"), 3.0, 2.0, "seq_read")
+    phase = Phase("p", 4.0, 3, (flow,), 1.5)
+    task = Task(7, "s", (phase,), (1, 2), "pool", 4, 5e9, 3, 12.0)
+    for obj, defaults in ((flow, Flow(("x",), 1.0)), (phase, Phase("q")), (task, Task(0, "t"))):
+        assert all(getattr(obj, f.name) != getattr(defaults, f.name) for f in fields(obj))
+    assert flow.scaled(1.7) == replace(flow, amount=3.0 * 1.7)
+    other = (Flow(("c",), 1.0),)
+    assert phase.with_flows(other) == replace(phase, flows=other)
+    assert task.with_phases((Phase("r"),)) == replace(task, phases=(Phase("r"),))

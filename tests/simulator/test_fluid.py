@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 
 import pytest
 
@@ -390,3 +391,93 @@ def test_a_class_of_flows_with_zero_rate_is_an_error():
     group.add((disk,), 5.0, 2, 0.0, "stuck")
     with pytest.raises(SimulationError, match="zero rate"):
         env.run()
+
+
+def _node_flows(seed: int, nodes: int, flows: int, shapes):
+    """Random flows over a shared ``tier`` and a NIC per node (``nic3``), often alone on their NIC."""
+    rnd = random.Random(seed)
+    starts, chains = [], {}
+    for i in range(flows):
+        shape, cap = rnd.choice(shapes)
+        k = rnd.randrange(nodes)
+        names = tuple(n.format(k=k) for n in shape)
+        t = float(rnd.choice([0, 0, 1, 2, 5, 7.5, 20, 33, 41.25]))
+        starts.append((t, names, float(rnd.choice([50, 100, 100, 400, 1000])) * (1 + rnd.random()),
+                       rnd.choice([1, 1, 1, 2, 3]), cap, i))
+        if i % 3 == 0:  # a follow-up flow on another node, started at the instant this one finishes
+            shape, cap = rnd.choice(shapes)
+            k = rnd.randrange(nodes)
+            chains[i] = (tuple(n.format(k=k) for n in shape), 300.0 * (1 + rnd.random()), 1, cap, f"{i}+")
+    return starts, chains
+
+
+def test_flows_alone_on_their_node_resources_match_water_filling_over_every_flow():
+    # the shape of a job array on a shared tier: each flow crosses the tier and its node's NIC, which it mostly has
+    # to itself (the NIC is then folded into its cap); sometimes a second flow comes to a NIC, and the first must
+    # be filled with it from then on.  NICs degrade, some bind (a NIC slower than the flow's cap), one flow lists
+    # its NIC first, some cross two nodes' NICs or a NIC alone.
+    nodes = 12
+    specs = {"tier": (2000.0, None, 30, 0.5), "other": (700.0, None, None, 0.0)}
+    for k in range(nodes):
+        specs[f"nic{k}"] = (90.0 + 15.0 * (k % 5), None if k % 4 else 70.0, 1 if k % 3 == 0 else None, 0.4)
+    shapes = [(("tier", "nic{k}"), 100.0), (("tier", "nic{k}"), 40.0), (("tier", "nic{k}"), None),
+              (("nic{k}", "tier"), 60.0), (("nic{k}",), None), (("tier", "nic{k}", "other"), 80.0),
+              (("tier",), 50.0), (("other", "nic{k}"), None)]
+    for seed in (1, 2, 3):
+        starts, chains = _node_flows(seed, nodes, 200, shapes)
+        got = _assert_same_as_reference(specs, starts, chains)
+        assert len(got) == len(starts) + len(chains)
+
+
+def test_a_flow_alone_on_its_nic_is_limited_and_labelled_by_it():
+    # nic0 (3 B/s) is slower than the flow's cap (5 B/s) and the tier's share (10 / 2): the flow is NIC-bound
+    specs = {"tier": (10.0, None, None, 0.0), "nic0": (3.0, None, None, 0.0), "nic1": (50.0, None, None, 0.0)}
+    got = _assert_same_as_reference(specs, [(0.0, ("tier", "nic0"), 6.0, 1, 5.0, "a"),
+                                            (0.0, ("tier", "nic1"), 10.0, 1, 5.0, "b")])
+    assert got == [(2.0, "a", "nic0"), (2.0, "b", "tier")]
+
+
+def test_a_second_flow_on_a_nic_shares_it_with_the_first_from_then_on():
+    # a (alone on nic0, 4 B/s) moves 4 B in the first second, then b joins nic0: 2 B/s each
+    specs = {"tier": (100.0, None, None, 0.0), "nic0": (4.0, None, None, 0.0)}
+    got = _assert_same_as_reference(specs, [(0.0, ("tier", "nic0"), 8.0, 1, None, "a"),
+                                            (1.0, ("tier", "nic0"), 4.0, 1, None, "b")])
+    assert got == [(3.0, "a", "nic0"), (3.0, "b", "nic0")]
+
+
+def _decimate_one_by_one(times, rates, end, max_points):
+    """The reference for :func:`decimate`: every step split over the buckets one by one."""
+    n = len(times)
+    if n <= max_points or max_points < 2 or end <= times[0]:
+        return tuple(zip(times, rates, strict=True))
+    t0 = times[0]
+    width = (end - t0) / (max_points - 1)
+    out, acc, b, bstart, bend = [], 0.0, 0, t0, t0 + width
+    for i in range(n):
+        t, r = times[i], rates[i]
+        t_next = times[i + 1] if i + 1 < n else end
+        while t < t_next:
+            seg_end = t_next if t_next < bend else bend
+            acc += r * (seg_end - t)
+            t = seg_end
+            if t >= bend:
+                out.append((bstart, acc / width))
+                acc, b = 0.0, b + 1
+                bstart, bend = t0 + b * width, t0 + (b + 1) * width
+    if acc or (out and out[-1][0] < bstart and bstart < end):
+        out.append((bstart, acc / max(end - bstart, 1e-300)))
+    if out and out[-1][1] != 0.0:
+        out.append((end, 0.0))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_decimating_gives_exactly_the_buckets_of_splitting_every_step(seed):
+    rnd = random.Random(seed)
+    n = rnd.choice([50, 700, 5000])
+    times = sorted(rnd.choice([rnd.uniform(0, 1000), float(rnd.randrange(0, 1000, 5))]) for _ in range(n))
+    rates = array("d", (rnd.choice([0.0, rnd.uniform(0, 50)]) for _ in range(n)))
+    for end in (times[-1], times[-1] + rnd.uniform(0, 300)):
+        for max_points in (2, 3, 40, 333, n - 1):
+            assert decimate(array("d", times), rates, end, max_points) == _decimate_one_by_one(times, rates, end,
+                                                                                               max_points)
