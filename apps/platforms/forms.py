@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django import forms
 
+from apps.core.editing import Editor
 from apps.core.fields import QuantityFormField
 from apps.core.provenance import SOURCE_LABELS, clean_source, source_errors
 from apps.core.templatetags.skyplan import column_label
@@ -162,7 +163,7 @@ class IdentityForm(forms.Form):
     description = forms.CharField(label="Description", required=False, widget=forms.Textarea(attrs={"rows": 3}))
 
 
-class PlatformEditor:
+class PlatformEditor(Editor):
     """The edit page's forms together: the copy's name, its facts, one form per node type and storage tier.
     ``save`` hands every change to :func:`apps.platforms.services.edit_platform` (one transaction) and puts any
     refusal next to the field it names."""
@@ -188,10 +189,7 @@ class PlatformEditor:
         return [self.facts, *self.node_types, *self.storage_tiers]
 
     def is_valid(self) -> bool:
-        valid = self.identity.is_valid()
-        for form in self.forms():
-            valid &= form.is_valid()
-        return bool(valid)
+        return bool(self.identity.is_valid() & super().is_valid())
 
     def save(self, user) -> list[str] | None:
         """What changed, or None with the reasons beside the fields (nothing saved)."""

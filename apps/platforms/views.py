@@ -3,9 +3,11 @@ user's workspaces), copying a platform into the active workspace, editing and de
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, active_workspace, editable_workspace, role_allows
+from apps.core.editing import edit_page
 from apps.core.templatetags.skyplan import columns
 from apps.platforms import services
 from apps.platforms.forms import PlatformEditor
@@ -70,16 +72,10 @@ def platform_copy(request, slug):
 def platform_edit(request, slug):
     platform = services.editable_copy(request.user, slug, Platform.objects.select_related("workspace").prefetch_related(
         "node_types", "storage_tiers"))
-    editor = PlatformEditor(platform, request.POST or None, sections=PLATFORM_SECTIONS)
-    if request.method == "POST":
-        changed = editor.save(request.user)
-        if changed is not None:
-            messages.info(request, f"Saved {len(changed)} change{'s' if len(changed) != 1 else ''}"
-                                   + (f": {', '.join(changed)}." if changed else "."))
-            return redirect("platforms:detail", slug)
     services.with_origins([platform], request.user)
-    return render(request, "platforms/edit.html", {"platform": platform, "editor": editor},
-                  status=400 if request.method == "POST" else 200)
+    editor = PlatformEditor(platform, request.POST or None, sections=PLATFORM_SECTIONS)
+    return edit_page(request, editor, "platforms/edit.html", {"platform": platform},
+                     reverse("platforms:detail", args=[slug]))
 
 
 @require_POST

@@ -14,6 +14,7 @@ import re
 
 from django import forms
 
+from apps.core.editing import Editor
 from apps.core.fields import QuantityFormField
 from apps.platforms.forms import FactsForm, IdentityForm
 from apps.workloads.files import fact_entry, workload_entry
@@ -138,7 +139,7 @@ class AddStageForm(forms.Form):
         return data
 
 
-class WorkloadEditor:
+class WorkloadEditor(Editor):
     """The edit page's forms together; ``save`` builds the workload's entry with every change and stores it through
     :func:`~apps.workloads.services.update_workload` (one transaction), putting any refusal beside its field."""
 
@@ -155,12 +156,6 @@ class WorkloadEditor:
 
     def forms(self) -> list[forms.Form]:
         return [self.identity, self.parameters, *self.stages, self.add]
-
-    def is_valid(self) -> bool:
-        valid = True
-        for form in self.forms():
-            valid &= form.is_valid()
-        return bool(valid)
 
     def entry(self) -> tuple[dict, list[str], list[StageForm]]:
         """The workload's catalogue entry with the page's changes, what changed (in words), and the stage forms in

@@ -14,9 +14,9 @@ import copy
 import re
 
 from django import forms
-from django.contrib import messages
-from django.shortcuts import redirect, render
+from django.urls import reverse
 
+from apps.core.editing import Editor, edit_page
 from apps.platforms.models import Platform, StorageTier
 from apps.platforms.services import editable_copy
 from apps.workloads.platform_entries import InvalidPlatform, platform_entry, replace_platform
@@ -63,7 +63,7 @@ class AddRowForm(forms.Form):
         return data
 
 
-class StructureEditor:
+class StructureEditor(Editor):
     """The page's forms; ``save`` builds the platform's entry with every change and replaces the platform with it
     (one transaction), putting any refusal beside its row."""
 
@@ -79,11 +79,11 @@ class StructureEditor:
     def forms(self) -> list[forms.Form]:
         return [*self.node_types, *self.storage_tiers, self.add_node_type, self.add_storage_tier]
 
-    def is_valid(self) -> bool:
-        valid = True
-        for form in self.forms():
-            valid &= form.is_valid()
-        return bool(valid)
+    @property
+    def sections(self) -> list[tuple[str, list[RowForm], AddRowForm]]:
+        """The page's two parts: the rows of each list and the form adding one."""
+        return [("Node types", self.node_types, self.add_node_type),
+                ("Storage tiers", self.storage_tiers, self.add_storage_tier)]
 
     def save(self, user) -> list[str] | None:
         """What changed (in words), or None with the reasons beside the rows (nothing saved)."""
@@ -151,12 +151,5 @@ def platform_structure(request, slug):
     """``/platforms/<slug>/structure/``: a workspace's platform's node types and storage tiers (editors only)."""
     platform = editable_copy(request.user, slug, Platform.objects.select_related("workspace").prefetch_related(
         "node_types", "storage_tiers"))
-    editor = StructureEditor(platform, request.POST or None)
-    if request.method == "POST":
-        changed = editor.save(request.user)
-        if changed is not None:
-            messages.info(request, f"Saved {len(changed)} change{'s' if len(changed) != 1 else ''}"
-                                   + (f": {'; '.join(changed)}." if changed else "."))
-            return redirect("platforms:detail", slug)
-    return render(request, "platforms/structure.html", {"platform": platform, "editor": editor},
-                  status=400 if request.method == "POST" else 200)
+    return edit_page(request, StructureEditor(platform, request.POST or None), "platforms/structure.html",
+                     {"platform": platform}, reverse("platforms:detail", args=[slug]))

@@ -3,9 +3,11 @@ active workspace, editing and deleting a workspace's own, and the reference obse
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, active_workspace, editable_workspace, role_allows
+from apps.core.editing import edit_page
 from apps.core.templatetags.skyplan import columns
 from apps.workloads import services
 from apps.workloads.forms import WorkloadEditor
@@ -54,15 +56,8 @@ def workload_copy(request, slug):
 
 def workload_edit(request, slug):
     workload = services.editable_workload(request.user, slug)
-    editor = WorkloadEditor(workload, request.POST or None)
-    if request.method == "POST":
-        changed = editor.save(request.user)
-        if changed is not None:
-            messages.info(request, f"Saved {len(changed)} change{'s' if len(changed) != 1 else ''}"
-                                   + (f": {'; '.join(changed)}." if changed else "."))
-            return redirect("workloads:detail", slug)
-    return render(request, "workloads/edit.html", {"workload": workload, "editor": editor},
-                  status=400 if request.method == "POST" else 200)
+    return edit_page(request, WorkloadEditor(workload, request.POST or None), "workloads/edit.html",
+                     {"workload": workload}, reverse("workloads:detail", args=[slug]))
 
 
 @require_POST
