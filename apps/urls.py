@@ -12,6 +12,7 @@ admin.site.site_title = "Skyplan"
 urlpatterns = [
     path("", project_views.home, name="home"),
     path("health/", core_views.health, name="health"),
+    path("favicon.ico", core_views.favicon, name="favicon"),
     path("accounts/", include("apps.accounts.urls")),
     path("platforms/", include("apps.platforms.urls")),
     path("workloads/", include("apps.workloads.urls")),
