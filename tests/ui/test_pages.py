@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from apps.scoring.logic.aggregate import METHODS, method_label
-from tests.ui.test_results_pages import OVERLAPS
+from tests.ui.test_results_pages import CLIPPED_CAPTIONS, OVERLAPS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -225,6 +225,8 @@ def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_c
                 if top is None or top > FOLD_PX:
                     problems.append(f"{where}: {primary} starts at {top} px, below the {FOLD_PX} px fold")
                 problems += [f"{where}: overlapping text {pair}" for pair in page.evaluate(OVERLAPS)]
+                problems += [f"{where}: caption cut off by its table's scrolling: {c}"
+                             for c in page.evaluate(CLIPPED_CAPTIONS)]
                 if errors:
                     problems.append(f"{where}: console errors {errors}")
                 text = page.inner_text("main")
