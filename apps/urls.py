@@ -13,6 +13,7 @@ admin.site.site_title = "Skyplan"
 urlpatterns = [
     path("", project_views.home, name="home"),
     path("health/", core_views.health, name="health"),
+    path("favicon.ico", core_views.favicon, name="favicon"),
     path("accounts/", include("apps.accounts.urls")),
     # a platform's node types and tiers change through the catalogue entry, whose loader lives in apps.workloads
     path("platforms/<slug:slug>/structure/", platform_structure, name="platform_structure"),

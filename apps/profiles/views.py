@@ -113,7 +113,7 @@ def profile_detail(request, profile_id):
     figures = {name: json.loads(fig) for name, fig in charts.profile_figures(profile.analysis).items()}
     context = {
         "profile": profile, "a": profile.analysis, "s": profile.summary, "figures": figures,
-        "bound_labels": BOUND_LABELS,
+        "bound_labels": BOUND_LABELS, "class_labels": charts.CLASS_LABELS,
         "calibrate_form": (CalibrateForm(profile=profile, user=request.user)
                            if profile.kind != Profile.Kind.FIO else None),
         "tier_form": (TierForm(initial={"host": profile.host}, user=request.user)

@@ -24,7 +24,8 @@ from django.template.loader import render_to_string
 from apps.core.limits import lift_address_space_limit
 from apps.reports.currency import in_currency
 from apps.reports.tables import Table, report_tables, safe_cell
-from apps.scenarios.summary import METHOD_LABELS, validation_label
+from apps.scenarios.summary import validation_label
+from apps.scoring.logic.aggregate import method_label
 
 __all__ = ["RenderError", "render", "render_json", "render_csv", "render_xlsx", "render_html", "render_pdf",
            "chromium_path"]
@@ -151,7 +152,7 @@ def _html_rows(doc: dict) -> dict[str, Any]:
         "rank_matrix": [{"label": c["label"], "weight": c["weight"],
                          "cells": [explanations.get((c["key"], slug), "—") for slug in order]}
                         for c in doc["criteria"]],
-        "aggregate_rows": [{"method": METHOD_LABELS.get(m, m.replace("_", " ")), "values": [v.get(slug) for slug in order],
+        "aggregate_rows": [{"method": method_label(m), "values": [v.get(slug) for slug in order],
                             "order": " > ".join(names.get(s, s) for s in doc["orders"][m])}
                            for m, v in doc["aggregates"].items()],
         "cost_rows": [{"name": r["name"], "owned": r["kind"] == "owned_cluster", **r["cost"]}

@@ -136,7 +136,7 @@ def utilisation_over_time_figure(utilisation: pd.DataFrame) -> go.Figure:
     platform is the one that stays at its ceiling."""
     platforms = _platforms(utilisation)
     rows = max(1, len(platforms))
-    top, bottom, panel, gap = 40, 120, 190, 150  # pixels: a gap holds the axis title, the legend, the next title
+    top, bottom, panel, gap = 40, 120, 190, 175  # pixels: a gap holds the axis title, the legend (three lines at 400 px), the next title
     plot = rows * panel + (rows - 1) * gap
     fig = make_subplots(rows=rows, cols=1, subplot_titles=platforms, vertical_spacing=gap / plot if rows > 1 else 0)
     legends = {}

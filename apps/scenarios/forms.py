@@ -7,6 +7,7 @@ import re
 from django import forms
 from django.forms.utils import ErrorDict
 
+from apps.core.labels import readable
 from apps.core.models import exchange_rates
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
@@ -162,8 +163,8 @@ class PlatformOptionsForm(forms.Form):
         pdict, wdict = platform_dict(platform), workload_dict(workload)
         self.defaults = default_stage_placements(pdict, wdict)
         self.stages = list(self.defaults)
-        nodes = [("", "default")] + [(n["name"], n["name"]) for n in pdict["node_types"]]
-        tiers = [("", "none")] + [(t["name"], t["name"]) for t in pdict["storage_tiers"]]
+        nodes = [("", "default")] + [(n["name"], readable(n["name"])) for n in pdict["node_types"]]
+        tiers = [("", "none")] + [(t["name"], readable(t["name"])) for t in pdict["storage_tiers"]]
         for stage, default in self.defaults.items():
             wait = default.get("queue_wait_s")
             self.fields[f"{stage}-node_type"] = forms.ChoiceField(choices=nodes, required=False, label="node type",

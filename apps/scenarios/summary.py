@@ -24,6 +24,7 @@ _VALIDATION_LABELS = {
     "queue_wait": "batch-queue wait", "node_hour_cost": "cost of the node-hours", "compute_hours": "compute hours",
     "compute_cost": "compute cost", "ebs_cost": "EBS storage cost", "s3_cost": "S3 storage cost",
     "sequential_estimate": "sequential run-time estimate", "parallel_vs_sequential": "parallel against sequential",
+    "split_throughput_ratio_vs_aws": "split: throughput against AWS", "bill_total": "total bill",
 }
 
 

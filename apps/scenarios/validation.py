@@ -117,7 +117,8 @@ def io_curve_frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
         axis, values, _unit = e.curve
         _, scale, title = _AXIS[axis]
         per_node = e.measure == "rate_per_node"
-        label = f"{e.storage} · {e.library} ({e.direction}{', per node' if per_node else ''})"
+        label = (f"{b.storage[e.storage].name} · {b.libraries[e.library].name} "
+                 f"({e.direction}{', per node' if per_node else ''})")
         for x, rate in io_curve(b, e, axis, list(values)):
             nodes = x if axis == "nodes" else e.nodes
             curves.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title, "x": x / scale,
@@ -205,8 +206,10 @@ def validation_report(workload_slug: str = DEFAULT_WORKLOAD, seed: int = 0) -> d
 
 
 def _names() -> dict[str, str]:
-    """Every observation key and platform slug -> how a reader sees it: "invert single time (Magnus)", "Magnus"."""
-    platforms = dict(Platform.objects.values_list("slug", "name"))
+    """Every observation key, platform slug and storage system of the I/O benchmarks (which stands for the platform
+    in their rows) -> how a reader sees it: "invert single time (Magnus)", "Magnus", "CSD3 data accelerator (DAC)"."""
+    platforms = {**{slug: s.name for slug, s in io_benchmarks().storage.items()},
+                 **dict(Platform.objects.values_list("slug", "name"))}
     names = {key: f"{readable(quantity)} ({platforms.get(slug, slug)})" if slug else readable(quantity)
              for key, quantity, slug in ReferenceObservation.objects.values_list("key", "quantity", "platform__slug")}
     return {**platforms, **names}

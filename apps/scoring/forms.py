@@ -9,7 +9,7 @@ from django import forms
 from apps.core import jsonbounds
 from apps.platforms.models import Platform
 from apps.platforms.services import visible_platforms
-from apps.scoring.logic.aggregate import METHODS
+from apps.scoring.logic.aggregate import METHODS, method_label
 from apps.scoring.models import Criterion
 from apps.workloads.models import Workload
 from simulator.contract import LIMITS
@@ -27,7 +27,7 @@ class _PlatformsOfUser:
 class ScoreForm(_PlatformsOfUser, forms.Form):
     platform = forms.ModelMultipleChoiceField(queryset=Platform.objects.none(), to_field_name="slug", required=False,
                                               help_text="none selected: Pleiades, Magnus and AWS (the paper's three)")
-    method = forms.ChoiceField(choices=[(m, m.replace("_", " ")) for m in METHODS], initial="weighted_sum",
+    method = forms.ChoiceField(choices=[(m, method_label(m)) for m in METHODS], initial="weighted_sum",
                                required=False,
                                help_text="aggregation used for the robustness analysis")
     seed = forms.IntegerField(min_value=0, max_value=LIMITS.max_seed, initial=0, required=False)

@@ -364,6 +364,7 @@ def table_rows(report: dict) -> dict:
     method keys for programs (the API returns these rows), beside them the names and labels a reader knows."""
     platforms = report["platforms"]
     name = {p["slug"]: p["name"] for p in platforms}
+    label = {c["key"]: c["label"] for c in report["criteria"]}
     rows = {"rank_rows": [{"label": c["label"], "weight": c["weight"], "cells": [p["scores"][i] for p in platforms]}
                           for i, c in enumerate(report["criteria"])]}
     if "aggregates" in report:
@@ -375,18 +376,22 @@ def table_rows(report: dict) -> dict:
         rows["probability_rows"] = [{"slug": s, "name": name.get(s, s), "flat": rb["first_place_probability"][s],
                                      "near": rb["first_place_probability_near"][s]}
                                     for s in rb.get("first_place_probability", {})]
-        rows["robustness"] = _named_robustness(rb, name)
+        rows["robustness"] = _named_robustness(rb, name, label)
     comparison = report.get("comparison") or {}
-    rows["comparison"] = {part: [{**r, "platform_name": name.get(r["platform"], r["platform"])}
+    rows["comparison"] = {part: [{**r, "platform_name": name.get(r["platform"], r["platform"]),
+                                  **({"criterion_label": label.get(r["criterion"], r["criterion"])}
+                                     if "criterion" in r else {})}
                                  for r in comparison.get(part, [])]
                           for part in ("ranks", "products")}
     return rows
 
 
-def _named_robustness(rb: dict, name: dict) -> dict:
-    """The robustness section with platform names and method labels in place of slugs and keys."""
+def _named_robustness(rb: dict, name: dict, label: dict) -> dict:
+    """The robustness section with platform names and method labels in place of slugs and keys, and each flip's
+    criterion label beside its key."""
     def flip(f):  # a tie's winners come joined by ", "
-        return f and {**f, "new_winner": ", ".join(name.get(s, s) for s in f["new_winner"].split(", "))}
+        return f and {**f, "new_winner": ", ".join(name.get(s, s) for s in f["new_winner"].split(", ")),
+                      "criterion_label": label.get(f["criterion"], f["criterion"])}
 
     return {**rb, "method": agg.method_label(rb.get("method", "")),
             "winners": [name.get(w, w) for w in rb.get("winners", [])],

@@ -48,10 +48,12 @@ def _simulated(b: Benchmarks, e: IOExperiment) -> tuple[float, str, float, str]:
         return k, "nodes", 1.0, r.bound_by
     if e.measure == "time_ratio":
         base = _rate(b, e, library=e.baseline_library)
-        return base / r.bytes_per_s, f"time {lib.slug} / {e.baseline_library}", 1.0, r.bound_by
+        return (base / r.bytes_per_s, f"time with {lib.name} over {b.libraries[e.baseline_library].name}", 1.0,
+                r.bound_by)
     if e.measure == "rate_ratio":
         base = _rate(b, e, library=e.baseline_library)
-        return r.bytes_per_s / base, f"rate {lib.slug} / {e.baseline_library}", 1.0, r.bound_by
+        return (r.bytes_per_s / base, f"rate with {lib.name} over {b.libraries[e.baseline_library].name}", 1.0,
+                r.bound_by)
     raise ValueError(f"experiment {e.key!r}: unknown measure {e.measure!r}")
 
 
@@ -75,9 +77,10 @@ def _qualitative(b: Benchmarks, e: IOExperiment) -> tuple[float, str, bool, str]
     if e.measure in ("outperforms", "ratio_within"):
         change = {k: v for k, v in (("storage", e.baseline_storage), ("library", e.baseline_library)) if v}
         ratio = _rate(b, e) / _rate(b, e, **change)
-        mine = "/".join(x for x in (e.storage, e.library) if x)
-        other = "/".join(change.values())
-        unit = f"rate {mine} / {other}"
+        names = {"storage": lambda slug: b.storage[slug].name, "library": lambda slug: b.libraries[slug].name}
+        mine = " / ".join(names[k](x) for k, x in (("storage", e.storage), ("library", e.library)) if x)
+        other = " / ".join(names[k](x) for k, x in change.items())
+        unit = f"rate of {mine} over {other}"
         if e.measure == "outperforms":
             return ratio, unit, ratio > 1.0, f"qualitative: {mine} faster than {other}"
         low, high = e.ratio_low or 0.0, e.ratio_high or float("inf")

@@ -140,6 +140,28 @@ def test_the_pdf_has_pages_the_ranked_table_and_the_charts(doc, tmp_path):
     assert _coloured_pixels(ppm) > 500
 
 
+@pytest.mark.skipif(not shutil.which("pdftoppm") or not shutil.which("chromium"),
+                    reason="needs chromium and poppler-utils (make install installs both)")
+def test_no_page_of_the_pdf_but_the_last_is_half_blank(doc, tmp_path):
+    """Sections flow on from one page to the next: a forced break before the ranks left page 1 a third blank and
+    one before the inputs left the validation's last page half blank (47 % filled)."""
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(render_pdf(doc))
+    subprocess.run(["pdftoppm", "-r", "20", "-gray", str(pdf), str(tmp_path / "page")], check=True)
+    filled = {p.name: _filled(p.read_bytes()) for p in sorted(tmp_path.glob("page-*.pgm"))}
+    assert len(filled) > 1
+    assert all(f >= 0.5 for f in list(filled.values())[:-1]), filled
+
+
+def _filled(pgm: bytes) -> float:
+    """How far down a binary PGM (P5) page its lowest inked row (a pixel darker than 200 of 255) lies, 0 to 1."""
+    magic, size, _maxval, pixels = pgm.split(b"\n", 3)
+    assert magic == b"P5"
+    width, height = (int(x) for x in size.split())
+    rows = [pixels[y * width:(y + 1) * width] for y in range(height)]
+    return max((y + 1 for y, row in enumerate(rows) if min(row) < 200), default=0) / height
+
+
 def _coloured_pixels(ppm: bytes) -> int:
     """Pixels of a binary PPM (P6) whose channels differ by more than 60 (not white, grey or black)."""
     header, rest = ppm.split(b"\n", 3)[:3], ppm.split(b"\n", 3)[3]

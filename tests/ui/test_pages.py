@@ -4,12 +4,15 @@ no raw Python data on screen, the navigation saying where the user is, and every
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.ui.test_results_pages import OVERLAPS
+from apps.scoring.logic.aggregate import METHODS, method_label
+from tests.ui.test_results_pages import CLIPPED_CAPTIONS, OVERLAPS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,21 +45,30 @@ MEASURE = """() => {
   return {width, scroll: document.documentElement.scrollWidth, wide, nav, links};
 }"""
 
+#: pages showing a worker's result once it is computed -> an element only the computed page has
+READY = {"score": "#robustness-table"}
+#: how long a worker may take to compute such a page (the scoring report simulates every platform's epoch)
+READY_TIMEOUT_MS = 240_000
+
 #: where an element starts, in page pixels (the fold is the first FOLD_PX of the page)
 TOP = "(sel) => { const el = document.querySelector(sel); return el ? el.getBoundingClientRect().top + scrollY : null; }"
 
 RAW = ("{'", "[{'")
 
-#: the page's visible text, SVG labels included, without what is code or typed by the user (code, pre, inputs)
+#: the page's visible text, SVG labels and the choices of drop-down lists included, without what is code or typed by
+#: the user (code, pre, inputs)
 VISIBLE_TEXT = """() => {
   const hidden = Array.from(document.querySelectorAll('code, pre, input, textarea, script, style'));
   const was = hidden.map(el => el.style.display);
   hidden.forEach(el => { el.style.display = 'none'; });
-  const svg = Array.from(document.querySelectorAll('svg text')).map(t => t.textContent);
+  const svg = Array.from(document.querySelectorAll('svg text, main select option')).map(t => t.textContent);
   const text = document.body.innerText;
   hidden.forEach((el, i) => { el.style.display = was[i]; });
   return [text, ...svg].join('\\n');
 }"""
+
+#: every choice of every drop-down list on the page: its value and the text it shows
+OPTIONS = "() => Array.from(document.querySelectorAll('main select option')).map(o => [o.value, o.textContent.trim()])"
 
 #: a URL or a path on the site, which may spell a slug
 URL = re.compile(r"\b[a-z]+://\S+|(?<!\S)/\S*")
@@ -95,18 +107,26 @@ def axis_problems(axis: dict) -> list[str]:
 def catalogue_identifiers() -> set[str]:
     """Every slug and name the catalogue holds that is built like an identifier (lower-case words joined by "_" or
     "-"): platform and workload slugs, stage names, node types, storage tiers, choice values of the catalogue
-    models, criterion keys, aggregation methods and reference observations' keys.  A one-word slug ("magnus") is
-    its platform's name in lower case, not an identifier a reader would trip on."""
+    models, criterion keys, aggregation methods, reference observations' keys, the quantities the validation
+    computes, the storage systems, libraries and experiments of the I/O benchmark file and a strace's access
+    classes.  A one-word slug ("magnus") is its platform's name in lower case, not an identifier a reader would
+    trip on."""
+    from django.conf import settings
+
     from apps.platforms.models import NodeType, Platform, StorageTier
-    from apps.scoring.logic.aggregate import METHODS
+    from apps.profiles.parsers.strace import CLASSES
     from apps.scoring.models import Criterion
     from apps.workloads.models import ReferenceObservation, Workload, WorkloadStage
+    from simulator.model.validation import ALIASES
 
     slugs = {*Platform.objects.values_list("slug", flat=True), *Workload.objects.values_list("slug", flat=True)}
     names = {*WorkloadStage.objects.values_list("name", flat=True), *NodeType.objects.values_list("name", flat=True),
              *NodeType.objects.values_list("default_stage", flat=True),
              *StorageTier.objects.values_list("name", flat=True), *Criterion.objects.values_list("key", flat=True),
-             *METHODS}
+             *METHODS, *CLASSES, *ALIASES}
+    io = json.loads((Path(settings.SKYPLAN_CATALOGUE_DIR) / "io_benchmarks.json").read_text())
+    names |= {*(s["slug"] for s in io["storage"]), *(lib["slug"] for lib in io["libraries"]),
+              *(e["key"] for e in io["experiments"])}
     for key, quantity, fit in ReferenceObservation.objects.values_list("key", "quantity", "fit"):
         names |= {quantity, fit, *key.split(".")}
     for model in (Platform, NodeType, StorageTier, Workload, WorkloadStage):
@@ -124,8 +144,9 @@ def identifiers_in(text: str, identifiers: set[str]) -> list[str]:
 
 
 @pytest.fixture
-def site(live_server, django_user_model):
-    """The reference catalogue, a user, two profiles of one run in the user's workspace and a calibration from them."""
+def site(celery_worker_process, live_server, django_user_model):
+    """The reference catalogue, a user, two profiles of one run in the user's workspace, a calibration from them and a
+    worker (which computes the scoring page's report)."""
     from django.conf import settings
 
     from apps.accounts.workspaces import personal_workspace
@@ -173,7 +194,7 @@ def _pages(site) -> dict[str, tuple[str, str, str]]:
         "searches": ("/scoring/searches/", "main form", "/scoring/"),
         "benchmarks": ("/benchmarks/", "main form", "/benchmarks/"),
         "benchmark": (site["benchmark"].get_absolute_url(), "#no-host", "/benchmarks/"),
-        "score": ("/scoring/workloads/chiles-epoch1/", "main h1", "/scoring/"),
+        "score": ("/scoring/workloads/chiles-epoch1/", "main h1", "/scoring/"),  # checked once computed (READY)
         "workspaces": ("/accounts/workspaces/", "main h1", "/accounts/workspaces/"),
     }
 
@@ -191,6 +212,8 @@ def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_c
             for name, (path, primary, section) in pages.items():
                 errors.clear()
                 page.goto(site["url"] + path)
+                if name in READY:  # the page polls its job and reloads when the worker is done: check what it shows then
+                    page.wait_for_selector(READY[name], timeout=READY_TIMEOUT_MS)
                 page.wait_for_load_state("networkidle")
                 where = f"{name} at {width} px"
                 screenshot(page, f"pages-{name}-{width}")
@@ -202,6 +225,8 @@ def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_c
                 if top is None or top > FOLD_PX:
                     problems.append(f"{where}: {primary} starts at {top} px, below the {FOLD_PX} px fold")
                 problems += [f"{where}: overlapping text {pair}" for pair in page.evaluate(OVERLAPS)]
+                problems += [f"{where}: caption cut off by its table's scrolling: {c}"
+                             for c in page.evaluate(CLIPPED_CAPTIONS)]
                 if errors:
                     problems.append(f"{where}: console errors {errors}")
                 text = page.inner_text("main")
@@ -210,6 +235,9 @@ def test_every_page_fits_1400_and_400_px_with_its_answer_above_the_fold_and_no_c
                 problems += [f"{where}: identifier on screen: {found}"
                              for found in identifiers_in(page.evaluate(VISIBLE_TEXT), identifiers)]
                 problems += [f"{where}: axis {p}" for axis in page.evaluate(AXES) for p in axis_problems(axis)]
+                problems += [f"{where}: the method {value} offered as \"{text}\", not \"{method_label(value)}\""
+                             for value, text in page.evaluate(OPTIONS)
+                             if value in METHODS and text != method_label(value)]
                 current = [a["href"] for a in m["nav"] if a["current"] == "page"]
                 if current != [section]:
                     problems.append(f"{where}: the header marks {current} as the current page, not {section}")

@@ -42,6 +42,12 @@ OVERLAPS = """() => {
   return out.slice(0, 10);
 }"""
 
+#: captions wider than the scrolling wrapper of their table, whose end the reader cannot see (the wrapper clips it)
+CLIPPED_CAPTIONS = """() => Array.from(document.querySelectorAll('main .scroll caption')).filter(c => {
+  const r = c.getBoundingClientRect(), s = c.closest('.scroll').getBoundingClientRect();
+  return r.width > 0 && (r.right > s.right + 0.5 || r.left < s.left - 0.5);
+}).map(c => c.textContent.trim().slice(0, 60))"""
+
 #: every drawn cartesian axis with tick labels and its title (plotly's full layout)
 AXES = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(el => {
   const layout = el._fullLayout || {};
@@ -101,6 +107,7 @@ def test_results_and_compare_hold_at_1400_and_400_px_with_readable_text_and_titl
             where = f"{name} at {width} px"
             assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{where}: horizontal overflow"
             assert page.evaluate(OVERLAPS) == [], f"{where}: overlapping text"
+            assert page.evaluate(CLIPPED_CAPTIONS) == [], f"{where}: captions cut off by their table's scrolling"
             text = page.inner_text("main")
             assert not RAW.findall(text), f"{where}: {RAW.findall(text)[:5]}"
             assert errors == [], f"{where}: {errors}"
