@@ -130,6 +130,15 @@ def stage_gantt_figure(stages: pd.DataFrame) -> go.Figure:
     return fig
 
 
+#: the simulator's own resource groups in words (storage tiers carry their catalogue names already)
+RESOURCE_LABELS = {"nic": "node network links (NICs)", "wan": "WAN link to the data source", "cpu": "cores"}
+
+
+def resource_label(group: str) -> str:
+    """A resource group of a run as a reader knows it: "nic" -> "node network links (NICs)"."""
+    return RESOURCE_LABELS.get(group, group)
+
+
 def utilisation_over_time_figure(utilisation: pd.DataFrame) -> go.Figure:
     """One panel per platform: MB/s in use over time on its busiest resource groups, each panel with its own
     legend under its time axis (so it never covers the lines, at any width); the resource that bounds the
@@ -143,7 +152,8 @@ def utilisation_over_time_figure(utilisation: pd.DataFrame) -> go.Figure:
     for row, platform in enumerate(platforms, start=1):
         part = utilisation[utilisation["platform"] == platform]
         legend = "legend" if row == 1 else f"legend{row}"
-        for i, (resource, line) in enumerate(part.groupby("resource", sort=False)):
+        for i, (group, line) in enumerate(part.groupby("resource", sort=False)):
+            resource = resource_label(group)
             fig.add_trace(go.Scatter(
                 name=resource, mode="lines", line_shape="hv", x=line["t_h"], y=line["mb_per_s"], legend=legend,
                 line={"color": STAGE_COLOURS[i % len(STAGE_COLOURS)]},
