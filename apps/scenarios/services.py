@@ -50,7 +50,7 @@ from simulator.contract import (
     admit,
     parse,
 )
-from simulator.model.simulate import replication_seed, simulate, summarise
+from simulator.model.simulate import prepare, replication_seed, simulate, summarise
 from simulator.units import CURRENCY
 
 __all__ = [
@@ -234,10 +234,11 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
     done: list = []
     saved_at = time.monotonic()
     scenario = scenario_from_inputs(run.inputs, run.seed) if todo else None  # once: replications differ by seed
+    model = None  # the scenario's model, built once for the batch (inside the try: a refusal fails the replication)
     for k, rep in enumerate(todo):
         try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
-            result = simulate(scenario, seed=rep.seed, progress=REPLICATION_JOBS.progress(rep),
-                              record_utilisation=False)
+            model = model or prepare(scenario)
+            result = model.simulate(rep.seed, progress=REPLICATION_JOBS.progress(rep), record_utilisation=False)
         except JobCancelled:  # the run was cancelled (or failed): its replications were ended with it
             _save_results(done, statuses)
             statuses.update(dict(Replication.objects.filter(pk__in=[r.pk for r in todo[k:]])

@@ -38,6 +38,7 @@ __all__ = [
     "DataObject",
     "PoolInfo",
     "BuiltGraph",
+    "WaitDraw",
     "day_sizes",
     "n_subbands",
     "n_concat_groups",
@@ -113,6 +114,20 @@ class BuiltGraph:
     notes: tuple[str, ...] = ()
     #: task id -> (stage, work description) for reports
     task_labels: dict[int, str] = field(default_factory=dict)
+    #: the queue waits the build drew, in order, so that a model built once can draw them again for another seed
+    #: (:func:`simulator.model.simulate.prepare`); ``None`` when the builder does not record them
+    wait_draws: tuple[WaitDraw, ...] | None = None
+
+
+@dataclass(frozen=True)
+class WaitDraw:
+    """One queue wait of a build: pool ``pool`` waits ``fixed_s`` (the placement's own wait) or, when that is
+    ``None``, a wait drawn from the scheduler's distribution; ``allocation``: the wait of the one allocation every
+    batch stage shares (it is the run's wait), else one stage's (the run waits for the longest)."""
+
+    pool: str
+    fixed_s: float | None
+    allocation: bool
 
 
 # --------------------------------------------------------------------------------------- sizes
@@ -316,6 +331,7 @@ class _Builder:
         self.labels: dict[int, str] = {}
         self.notes: list[str] = []
         self.queue_wait_s = 0.0
+        self.wait_draws: list[WaitDraw] = []
         self.placements = {pl.stage: pl for pl in (scenario.placements or default_placements(
             self.p, self.w, spot_ceiling_ratio=scenario.spot_price_ceiling_ratio))}
 
@@ -352,6 +368,7 @@ class _Builder:
                 nodes = max(self.placement(s).nodes for s in STAGES)
                 wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(
                     self.p.scheduler.queue_wait, self.rng)
+                self.wait_draws.append(WaitDraw(name, pl.queue_wait_s, True))
                 self.queue_wait_s = wait
                 self.pools[name] = make_pool(name, pl.policy, node_type, nodes, queue_wait_s=wait)
                 self.pool_info[name] = PoolInfo(name, "all", node_type.name, pl.pricing, True)
@@ -362,6 +379,7 @@ class _Builder:
             if pl.policy != "elastic" and not self.p.is_cloud:
                 wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(
                     self.p.scheduler.queue_wait, self.rng)
+                self.wait_draws.append(WaitDraw(name, pl.queue_wait_s, False))
                 self.queue_wait_s = max(self.queue_wait_s, wait)
             self.pools[name] = make_pool(name, pl.policy, node_type, pl.nodes, queue_wait_s=wait,
                                          launch_interval_s=pl.launch_interval_s)
@@ -570,4 +588,5 @@ def build_chiles(scenario: ScenarioSpec, demands: ChilesDemands, *, stages: tupl
     if "concat" in stages and inverts:
         b.concat(inverts, s)
     graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))
-    return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, tuple(b.notes), b.labels)
+    return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, tuple(b.notes), b.labels,
+                      tuple(b.wait_draws))

@@ -10,6 +10,7 @@ fan replications out as Celery tasks; ``summarise`` gives P10/P50/P90.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import statistics
 from collections import defaultdict
@@ -24,6 +25,7 @@ from .achieved import AchievedIO, achieved_io, io_timer
 from .billing import Bill, CostLine, bill, gb_months, storage_intervals
 from .chiles import STAGES, BuiltGraph, ChilesDemands, build_chiles, chiles_demands
 from .placement import share_node_cores
+from .queue import sample_queue_wait
 from .specs import ScenarioSpec
 from .spot import sample_interruption
 from .stages import GENERAL_TEMPLATES, build_stages
@@ -34,6 +36,8 @@ __all__ = [
     "SimulationResult",
     "Summary",
     "build",
+    "Model",
+    "prepare",
     "check_scenario",
     "simulate",
     "replicate",
@@ -156,12 +160,55 @@ def _build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng:
     raise ValueError(f"unknown workload template {t!r}; expected chiles or {', '.join(GENERAL_TEMPLATES)}")
 
 
+@dataclass(frozen=True, eq=False)
+class Model:
+    """A scenario's model built once for all its replications (:func:`prepare`): the task graph, pools and data
+    objects, which do not depend on the seed, and where the draws that do go, so that a replication only makes its
+    draws (queue waits, WAN throughput, storage performance, spot interruptions) before the engine runs."""
+
+    scenario: ScenarioSpec
+    #: the graph built once, its queue waits to be drawn again per seed; None: built again for every seed (the
+    #: general template draws its task sizes in the build)
+    built: BuiltGraph | None
+    scatter: _Scatter | None
+    demands: ChilesDemands | None = None
+    build_kwargs: dict = field(default_factory=dict)
+
+    def built_for(self, scenario: ScenarioSpec, rng: random.Random) -> BuiltGraph:
+        """The graph of one replication, drawing its queue waits from ``rng`` as :func:`build` does."""
+        if self.built is None:
+            return build(scenario, demands=self.demands, rng=rng, **self.build_kwargs)
+        spec = scenario.platform.scheduler.queue_wait
+        pools = {p.name: p for p in self.built.graph.pools}
+        run_wait = 0.0
+        for d in self.built.wait_draws:
+            wait = d.fixed_s if d.fixed_s is not None else sample_queue_wait(spec, rng)
+            run_wait = wait if d.allocation else max(run_wait, wait)
+            pools[d.pool] = replace(pools[d.pool], queue_wait_s=float(wait))
+        graph = replace(self.built.graph, pools=tuple(pools.values()))
+        return replace(self.built, graph=graph, queue_wait_s=run_wait)
+
+    def simulate(self, seed: int, **kwargs) -> SimulationResult:
+        """Replication ``seed`` of the scenario: the same result as :func:`simulate` gives without the model."""
+        return simulate(self.scenario, seed=seed, model=self, **kwargs)
+
+
+def prepare(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, **build_kwargs) -> Model:
+    """Build ``scenario``'s model once for replications that differ only by seed (:meth:`Model.simulate`)."""
+    built = None
+    graph = None
+    if scenario.workload.template == "chiles":
+        built = build(scenario, demands=demands, rng=random.Random(scenario.seed), **build_kwargs)
+        built = None if built.wait_draws is None else built
+        graph = built.graph if built is not None else None
+    scatter = _Scatter(graph, {t.name: t.performance_cv for t in scenario.platform.storage}) if graph else None
+    return Model(scenario, built, scatter, demands, build_kwargs)
+
+
 def _wan_variability(graph: TaskGraph, cv: float | None, rng: random.Random) -> TaskGraph:
     """Scale the WAN capacity by a lognormal factor with the platform's coefficient of variation."""
     if not cv:
         return graph
-    import math
-
     sigma = math.sqrt(math.log(1.0 + cv * cv))
     factor = math.exp(rng.gauss(-sigma * sigma / 2.0, sigma))
     res = tuple(replace(r, capacity=r.capacity * factor) if r.name == "wan" else r for r in graph.resources)
@@ -175,50 +222,68 @@ def _tier_of(resource: str, cvs: dict[str, float]) -> str | None:
     return name if name in cvs else None
 
 
+class _Scatter:
+    """Where the storage performance factors of :func:`_storage_variability` apply in one graph, worked out once so
+    that a model built once for many seeds only draws the factors and scales the flows for each."""
+
+    __slots__ = ("sigmas", "plan")
+
+    def __init__(self, graph: TaskGraph, cvs: dict[str, float]):
+        cvs = {k: v for k, v in cvs.items() if v}
+        self.sigmas = {tier: math.sqrt(math.log(1.0 + cv ** 2)) for tier, cv in cvs.items()}
+        flow_tiers: dict[tuple[str, ...], tuple[str, ...]] = {}  # a flow's resources -> the varied tiers they are in
+
+        def tiers_of(resources: tuple[str, ...]) -> tuple[str, ...]:
+            tiers = flow_tiers.get(resources)
+            if tiers is None:
+                tiers = flow_tiers[resources] = tuple({tier for r in resources
+                                                       if (tier := _tier_of(r, cvs)) is not None})
+            return tiers
+
+        shared: dict[int, tuple] = {}  # id of a phases tuple (tasks share them) -> (tiers used, per-phase flow tiers)
+        #: (task index, the tiers it uses sorted, per phase: None without flows, else each flow's varied tiers)
+        self.plan: list[tuple[int, list[str], tuple[tuple[tuple[str, ...], ...] | None, ...]]] = []
+        if not cvs:
+            return
+        for i, t in enumerate(graph.tasks):
+            entry = shared.get(id(t.phases))
+            if entry is None:
+                per_phase = tuple(tuple(tiers_of(fl.resources) for fl in ph.flows) if ph.flows else None
+                                  for ph in t.phases)
+                used = sorted({tier for flows in per_phase if flows for tiers in flows for tier in tiers})
+                entry = shared[id(t.phases)] = (used, per_phase)
+            if entry[0]:
+                self.plan.append((i, *entry))
+
+    def draw(self, graph: TaskGraph, rng: random.Random) -> TaskGraph:
+        """``graph`` (the one this was made from, or one with the same tasks) with the factors of one replication."""
+        if not self.plan:
+            return graph
+        sigmas = self.sigmas
+        tasks = list(graph.tasks)
+        for i, used, per_phase in self.plan:
+            factors = {}
+            for tier in used:
+                sigma = sigmas[tier]
+                factors[tier] = math.exp(rng.gauss(-sigma * sigma / 2.0, sigma))
+            t = tasks[i]
+            phases = []
+            for ph, flow_tiers in zip(t.phases, per_phase, strict=True):
+                if flow_tiers is not None:
+                    ph = ph.with_flows(tuple(fl if not tiers else fl.scaled(
+                        factors[tiers[0]] if len(tiers) == 1 else max(factors[tier] for tier in tiers))
+                        for fl, tiers in zip(ph.flows, flow_tiers, strict=True)))
+                phases.append(ph)
+            tasks[i] = t.with_phases(tuple(phases))
+        return replace(graph, tasks=tuple(tasks))
+
+
 def _storage_variability(graph: TaskGraph, cvs: dict[str, float], rng: random.Random) -> TaskGraph:
     """Each task's work on a tier with a ``performance_cv`` takes a lognormal factor (mean 1, that coefficient of
     variation), drawn per task and tier: the rate the task gets from the tier varies as the measured scatter of
     repeated work-units does (the amounts its flows move through the tier are scaled by the largest factor of the
     tiers they go through)."""
-    cvs = {k: v for k, v in cvs.items() if v}
-    if not cvs:
-        return graph
-    import math
-
-    sigmas = {tier: math.sqrt(math.log(1.0 + cv ** 2)) for tier, cv in cvs.items()}
-    flow_tiers: dict[tuple[str, ...], tuple[str, ...]] = {}  # a flow's resources -> the varied tiers they are in
-    task_tiers: dict[int, list[str]] = {}  # id of a phases tuple (tasks share them) -> the tiers used, sorted
-
-    def tiers_of(resources: tuple[str, ...]) -> tuple[str, ...]:
-        tiers = flow_tiers.get(resources)
-        if tiers is None:
-            tiers = flow_tiers[resources] = tuple({tier for r in resources
-                                                   if (tier := _tier_of(r, cvs)) is not None})
-        return tiers
-
-    tasks = list(graph.tasks)
-    for i, t in enumerate(tasks):
-        used = task_tiers.get(id(t.phases))
-        if used is None:
-            used = task_tiers[id(t.phases)] = sorted({tier for ph in t.phases for fl in ph.flows
-                                                      for tier in tiers_of(fl.resources)})
-        if not used:
-            continue
-        factors = {}
-        for tier in used:
-            sigma = sigmas[tier]
-            factors[tier] = math.exp(rng.gauss(-sigma * sigma / 2.0, sigma))
-        phases = []
-        for ph in t.phases:
-            if ph.flows:
-                flows = []
-                for fl in ph.flows:
-                    tiers = tiers_of(fl.resources)
-                    flows.append(fl.scaled(max(factors[tier] for tier in tiers)) if tiers else fl)
-                ph = ph.with_flows(tuple(flows))
-            phases.append(ph)
-        tasks[i] = t.with_phases(tuple(phases))
-    return replace(graph, tasks=tuple(tasks))
+    return _Scatter(graph, cvs).draw(graph, rng)
 
 
 def _with_interruptions(built: BuiltGraph, durations: dict[int, float], scenario: ScenarioSpec,
@@ -263,11 +328,14 @@ def _stage_timings(result) -> tuple[StageTiming, ...]:
 
 def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progress = None,
              demands: ChilesDemands | None = None, record_utilisation: bool = True, vary_storage: bool = True,
-             **build_kwargs) -> SimulationResult:
+             model: Model | None = None, **build_kwargs) -> SimulationResult:
     """One replication of ``scenario`` (``seed`` defaults to ``scenario.seed``).
 
     ``vary_storage=False`` leaves out the per-task storage variability (validation compares published means with
-    the model's expected run, and fits solve against it)."""
+    the model's expected run, and fits solve against it).  ``model``: ``scenario``'s model built once by
+    :func:`prepare` (with its ``demands`` and build options), reused instead of building the graph again."""
+    if model is not None and (model.scenario is not scenario or demands is not None or build_kwargs):
+        raise ValueError("a prepared model simulates its own scenario, with the build options it was prepared with")
     seed = scenario.seed if seed is None else int(seed)
     scenario = replace(scenario, seed=seed)
     check_scenario(scenario)
@@ -275,12 +343,19 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
     total_steps = 4
     if progress:
         progress(0, total_steps)
-    built = build(scenario, demands=demands, rng=rng, **build_kwargs)
+    if model is not None:
+        built = model.built_for(scenario, rng)
+    else:
+        built = build(scenario, demands=demands, rng=rng, **build_kwargs)
     nominal_tasks = built.graph.tasks  # the bytes tasks move, before storage variability scales them
     graph = _wan_variability(built.graph, scenario.platform.wan.variability, rng)
     if vary_storage:
-        graph = _storage_variability(graph, {t.name: t.performance_cv for t in scenario.platform.storage},
-                                     random.Random(f"{seed}:storage"))
+        storage_rng = random.Random(f"{seed}:storage")
+        if model is not None and model.scatter is not None:
+            graph = model.scatter.draw(graph, storage_rng)
+        else:
+            graph = _storage_variability(graph, {t.name: t.performance_cv for t in scenario.platform.storage},
+                                         storage_rng)
     built = replace(built, graph=graph)
     if progress:
         progress(1, total_steps)
