@@ -128,7 +128,7 @@ OWNED = {
 #: URLs that are not about one workspace's object: lists (filtered to the user's workspaces), the shared
 #: read-only catalogue, the builder (creates in the active workspace) and the user's own workspace pages
 NOT_OWNED = {
-    "home", "health", "login", "logout", "workspaces", "workspace_switch", "workspace_create", "member_add",
+    "home", "health", "favicon", "login", "logout", "workspaces", "workspace_switch", "workspace_create", "member_add",
     "invitation_accept", "invitation_decline",  # the user's own invitations (another user's: 404, tested below)
     "member_remove", "platforms:list", "workloads:list",
     "workloads:observations", "scenarios:runs", "scenarios:validation", "scenarios:scenarios",
