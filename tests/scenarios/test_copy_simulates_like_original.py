@@ -1,10 +1,9 @@
 """An unedited workspace copy of a catalogue platform simulates exactly like the original, for every workload:
 the model takes everything from the records (no fill-in by slug), through the one adapter a user's run uses."""
 
-import json
 
 import pytest
-from django.conf import settings
+from catalogue_pairs import catalogue_pairs  # tests/ is on sys.path (rootdir conftest)
 
 from apps.accounts.workspaces import personal_workspace
 from apps.platforms.models import Platform
@@ -31,15 +30,8 @@ def _outcome(platform, workload):
             tuple((s.stage, s.start_s, s.end_s, s.tasks, s.task_seconds) for s in r.stages))
 
 
-def _pairs():
-    """Every (platform, workload) pair of the catalogue files (read without a database, to parametrise)."""
-    directory = settings.SKYPLAN_CATALOGUE_DIR
-    platforms = [p["slug"] for p in json.loads((directory / "platforms.json").read_text())["platforms"]]
-    workloads = [w["slug"] for w in json.loads((directory / "workloads.json").read_text())["workloads"]]
-    return [(p, w) for p in platforms for w in workloads]
 
-
-@pytest.mark.parametrize("platform_slug, workload_slug", _pairs())
+@pytest.mark.parametrize("platform_slug, workload_slug", catalogue_pairs())
 def test_an_unedited_copy_gives_the_originals_makespan_cost_lines_and_stage_times(catalogue, user, platform_slug,
                                                                                    workload_slug):
     original = Platform.objects.get(slug=platform_slug)

@@ -2,11 +2,10 @@
 model built afresh for each replication gives: makespans, costs, task times and the stored summary, seed by seed,
 for every catalogue (platform, workload) pair a user can run, through the one adapter a user's run uses."""
 
-import json
 import re
 
 import pytest
-from django.conf import settings
+from catalogue_pairs import catalogue_pairs  # tests/ is on sys.path (rootdir conftest)
 
 from apps.platforms.models import Platform
 from apps.scenarios.adapters import scenario_from_inputs
@@ -18,15 +17,8 @@ SEED = 7
 REPLICATIONS = 4  # index 0 runs with the seed itself, the others with derived seeds
 
 
-def _pairs():
-    """Every (platform, workload) pair of the catalogue files, as the test of unedited copies takes them."""
-    directory = settings.SKYPLAN_CATALOGUE_DIR
-    platforms = [p["slug"] for p in json.loads((directory / "platforms.json").read_text())["platforms"]]
-    workloads = [w["slug"] for w in json.loads((directory / "workloads.json").read_text())["workloads"]]
-    return [(p, w) for p in platforms for w in workloads]
 
-
-@pytest.mark.parametrize("platform_slug, workload_slug", _pairs())
+@pytest.mark.parametrize("platform_slug, workload_slug", catalogue_pairs())
 def test_replications_of_a_reused_model_equal_freshly_built_ones(catalogue, platform_slug, workload_slug):
     try:
         inputs = run_inputs(platform=Platform.objects.get(slug=platform_slug),
