@@ -67,10 +67,15 @@ def fitted_values(workload: Workload) -> list[dict]:
 
 
 def fitted_from(workload: Workload) -> frozenset[str]:
-    """The keys of the observations the fits that produced the workload's fitted values used, as their
-    provenance records them (``fit_model`` writes it)."""
+    """The keys of the observations the fits that produced the workload's fitted values used, and those of the
+    fitted facts of the platforms its observations name (a platform's, a node type's or a storage tier's), as
+    their provenance records them (``fit_model`` writes it for the workload; the catalogue for the platforms)."""
     sources = [(workload.provenance or {}).get(name) for name in (workload.parameters or {})]
     sources += [(stage.provenance or {}).get(name) for stage in workload.stages.all() for name in stage.FACT_FIELDS]
+    slugs = ReferenceObservation.objects.filter(workload=workload).values_list("platform__slug", flat=True)
+    for p in Platform.objects.filter(slug__in=set(slugs)).prefetch_related("node_types", "storage_tiers"):
+        for row in (p, *p.node_types.all(), *p.storage_tiers.all()):
+            sources += [(row.provenance or {}).get(name) for name in row.FACT_FIELDS]
     return frozenset(key for src in sources if src and src.get("kind") == "fitted"
                      for key in src.get("observations") or ())
 

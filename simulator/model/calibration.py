@@ -23,18 +23,22 @@ result as two workload parameters with provenance "fitted to observations ..."
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from scipy.optimize import least_squares
 
+from simulator.runner import run
+
 from .catalogue import Observation
-from .chiles import default_placements
-from .simulate import simulate
+from .chiles import chiles_demands, default_placements
+from .simulate import build, simulate
 from .specs import PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 
-__all__ = ["FittedParameter", "FIT_INVERT_CPU", "fit_invert_cpu", "work_unit_scenario", "work_unit_time",
+__all__ = ["FittedParameter", "FIT_INVERT_CPU", "fit_invert_cpu", "work_unit_scenario", "work_unit_time", "work_unit_staging_time",
+           "invert_time_for_days",
            "with_parameters", "work_unit_spread", "fit_storage_cv", "Demand", "Prediction", "FitResult",
            "FITTABLE_STAGE_FIELDS", "QUANTITIES", "demand_value", "with_demands", "simulated_quantity", "scenario_predictor", "fit_demands"]
 
@@ -276,15 +280,47 @@ def work_unit_scenario(platform: PlatformSpec, workload: WorkloadSpec, stage: st
 
 def work_unit_time(platform: PlatformSpec, workload: WorkloadSpec, stage: str, *, seed: int = 0):
     """The simulated task of one work-unit (see :func:`work_unit_scenario`): (seconds, bound_by)."""
-    w = workload
-    if stage == "split":
-        kwargs = {"days": [float(w.param("reference_day_size"))]}
-    else:
-        kwargs = {"days": [float(w.param("day_size_mean"))] * int(w.param("invert_reference_days"))}
     r = simulate(work_unit_scenario(platform, workload, stage), seed=seed, stages=(stage,), subbands=1,
-                 vary_storage=False, record_utilisation=False, **kwargs)
+                 vary_storage=False, record_utilisation=False, **_work_unit_kwargs(workload, stage))
     t = r.tasks[0]
     return t.end_s - t.start_s, t.bound_by
+
+
+def _work_unit_kwargs(workload: WorkloadSpec, stage: str, days: int | None = None) -> dict:
+    w = workload
+    if stage == "split":
+        return {"days": [float(w.param("reference_day_size"))]}
+    n = int(w.param("invert_reference_days")) if days is None else int(days)
+    return {"days": [float(w.param("day_size_mean"))] * n}
+
+
+def invert_time_for_days(platform: PlatformSpec, workload: WorkloadSpec, days: int, *, seed: int = 0,
+                         channels: float = 1.0) -> float:
+    """Seconds of the single INVERT work-unit (:func:`work_unit_scenario`) imaging ``days`` mean-size days of one
+    sub-band ``channels`` times as wide (same channel width), as the paper's §7 tests varied the days and the
+    channels imaged; the demands stay those of ``workload``'s reference work-unit."""
+    demands = chiles_demands(workload)
+    wide = with_parameters(workload, subband_width=channels * float(workload.param("subband_width")))
+    r = simulate(work_unit_scenario(platform, wide, "invert"), seed=seed, stages=("invert",), subbands=1,
+                 demands=demands, vary_storage=False, record_utilisation=False,
+                 **_work_unit_kwargs(workload, "invert", days))
+    return r.tasks[0].end_s - r.tasks[0].start_s
+
+
+STAGING_LABELS = ("stage_in", "stage_out")
+
+
+def work_unit_staging_time(platform: PlatformSpec, workload: WorkloadSpec, stage: str = "invert", *,
+                           seed: int = 0) -> float | None:
+    """Seconds the single work-unit spent copying between the object store and its instance disk (its stage-in and
+    stage-out phases, as the runner timed them), ``None`` when it stages nothing on ``platform``."""
+    built = build(work_unit_scenario(platform, workload, stage), rng=random.Random(seed), stages=(stage,),
+                  subbands=1, **_work_unit_kwargs(workload, stage))
+    if not any(f.label in STAGING_LABELS for t in built.graph.tasks for ph in t.phases for f in ph.flows):
+        return None
+    result = run(built.graph, record_utilisation=False,
+                 timed_flows=lambda label: "staging" if label in STAGING_LABELS else None)
+    return float(result.flow_seconds["staging"][0])
 
 
 def fit_invert_cpu(platforms: dict[str, PlatformSpec], workload: WorkloadSpec,
