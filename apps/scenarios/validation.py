@@ -84,10 +84,11 @@ def pass_rates(rows: list[dict]) -> dict:
     """Targets met among the out-of-sample numeric rows; in-sample rows and qualitative checks counted apart."""
     numeric = [r for r in rows if r["target_pct"] is not None and r["published"] is not None]
     scored = [r for r in numeric if not r["in_sample"]]
-    qualitative = [r for r in rows if r["target_pct"] is None]
+    qualitative = [r for r in rows if r["target_pct"] is None and not r["in_sample"]]
     return {"met": sum(1 for r in scored if r["met"]), "total": len(scored),
             "in_sample": sum(1 for r in numeric if r["in_sample"]),
-            "qualitative_met": sum(1 for r in qualitative if r["met"]), "qualitative_total": len(qualitative)}
+            "qualitative_met": sum(1 for r in qualitative if r["met"]), "qualitative_total": len(qualitative),
+            "qualitative_in_sample": sum(1 for r in rows if r["target_pct"] is None and r["in_sample"])}
 
 
 def io_benchmarks(directory: Path | None = None) -> Benchmarks:
@@ -178,12 +179,13 @@ def seed_summaries(rows: list[dict]) -> list[dict]:
         if errs:
             mid = len(errs) // 2
             median = errs[mid] if len(errs) % 2 else (errs[mid - 1] + errs[mid]) / 2
-        qual = [r for r in rs if r["target_pct"] is None]
+        qual = [r for r in rs if r["target_pct"] is None and not r["in_sample"]]
         return {"seed": seed, "rows": len(scored), "median_abs_error_pct": median,
                 "within_25": sum(1 for e in errs if e <= 25.0), "beyond_50": sum(1 for e in errs if e > 50.0),
                 "met": sum(1 for r in scored if r["met"]),
                 "in_sample": sum(1 for r in rs if r["in_sample"] and r["target_pct"] is not None),
-                "qualitative_met": sum(1 for r in qual if r["met"]), "qualitative": len(qual)}
+                "qualitative_met": sum(1 for r in qual if r["met"]), "qualitative": len(qual),
+                "qualitative_in_sample": sum(1 for r in rs if r["target_pct"] is None and r["in_sample"])}
 
     seeds = sorted({r["seed"] for r in rows if r["seed"]})
     return [one("all", rows)] + [one(s, [r for r in rows if r["seed"] == s]) for s in seeds]

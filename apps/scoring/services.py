@@ -31,7 +31,7 @@ from apps.scoring import adapters
 from apps.scoring.logic import aggregate as agg
 from apps.scoring.logic import robustness as rob
 from apps.scoring.logic.compare import compare_products, compare_ranks
-from apps.scoring.logic.criteria import METRICS, range_notes, score_platforms
+from apps.scoring.logic.criteria import METRICS, blind_criteria, range_notes, score_platforms
 from apps.scoring.logic.search import (
     SpaceError,
     cheapest_within,
@@ -239,6 +239,8 @@ def report_from_runs(workload, platforms, runs: dict, specs, *, method="weighted
     report["comparison"] = {
         "ranks": compare_ranks(scores, published),
         "products": compare_products(scores, published, [c.key for c in specs]),
+        # the same metrics graded by one rule fixed without looking at the published ranks
+        "blind_ranks": compare_ranks(score_platforms(inputs, blind_criteria()), published, explain=False),
     }
     report["tco"] = tco_report(workload, inputs, runs, horizon or {})
     return report
@@ -382,7 +384,10 @@ def table_rows(report: dict) -> dict:
                                   **({"criterion_label": label.get(r["criterion"], r["criterion"])}
                                      if "criterion" in r else {})}
                                  for r in comparison.get(part, [])]
-                          for part in ("ranks", "products")}
+                          for part in ("ranks", "products", "blind_ranks")}
+    blind = rows["comparison"]["blind_ranks"]
+    rows["comparison"]["blind_agree"] = sum(1 for r in blind if r["agree"])
+    rows["comparison"]["blind_total"] = len(blind)
     return rows
 
 

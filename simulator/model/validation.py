@@ -302,13 +302,15 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
         after, expo = tier.degrade_after_streams, tier.degrade_exponent
         shape = (f"{tier.name}: aggregate x ({after}/n)^{expo:g} beyond {after} stream(s)" if after and expo
                  else f"{tier.name}: no degradation")
+        failed = next((x for x in obs if x.quantity == "parallel_run_completed" and x.platform == slug), None)
+        key = failed.key if failed is not None else ""
         rows.append(ValidationRow(
             "parallel_vs_sequential", slug, None, ratio, "parallel/sequential run time", None,
-            "qualitative: parallel slower than sequential (> 1)", ratio > 1.0, False,
+            "qualitative: parallel slower than sequential (> 1)", ratio > 1.0, key in fitted_from,
             f"{n_par} nodes on one shared tier; {shape}",
             "" if ratio > 1.0 else (
                 f"with this degradation the aggregate of {n_par} streams still exceeds one client's rate, so running "
-                f"them together finishes sooner than one after another"), "", "",
+                f"them together finishes sooner than one after another"), "", key,
             _find(obs, "sequential_estimate", slug).seed, None))
     return rows
 

@@ -67,3 +67,19 @@ def test_it_projects_tco_for_each_platform(report):
     aws = t["platforms"]["aws-sydney"]
     run = next(p for p in report["platforms"] if p["slug"] == "aws-sydney")["run"]
     assert aws["total_aud"] == pytest.approx(5 * run["total_cost_aud"])
+
+
+def test_a_rule_fixed_without_the_published_ranks_agrees_as_it_falls(report):
+    """Every criterion graded by one rule (one grade per doubling from the best; categories spread 5..1), chosen
+    without looking at Table 3: the agreement is reported, not tuned."""
+    rows = report["comparison"]["blind_ranks"]
+    assert len(rows) == 24
+    by = {(r["platform"], r["criterion"]): r for r in rows}
+    # the rule: the best platform on a numeric criterion is within 2x of itself, so it is graded 5
+    for criterion in ("completion_time", "operational_costs", "typical_iops"):
+        assert max(r["computed"] for r in rows if r["criterion"] == criterion) == 5
+    # a best of AUD 0 capital puts every platform that spends any at 0 (infinitely many doublings away)
+    assert by[("magnus", "capital_costs")]["computed"] == by[("pleiades", "capital_costs")]["computed"] == 0
+    assert by[("magnus", "control")]["computed"] == 1 and by[("aws-sydney", "usability")]["computed"] == 1
+    assert sum(r["agree"] for r in rows) == 6  # of 24, as computed on 2026-11-27 (docs/scoring.md)
+    assert all("band for" in r["reason"] for r in rows if not r["agree"])

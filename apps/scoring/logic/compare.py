@@ -31,8 +31,9 @@ KNOWN_CAUSES = {
 }
 
 
-def compare_ranks(computed: dict[str, list[Score]], published: dict[str, dict]) -> list[dict]:
-    """One row per (platform, criterion) the table publishes."""
+def compare_ranks(computed: dict[str, list[Score]], published: dict[str, dict], *, explain: bool = True) -> list[dict]:
+    """One row per (platform, criterion) the table publishes; ``explain=False`` leaves the known causes of the
+    default rubrics' disagreements out (for ranks graded by another rule)."""
     rows = []
     for slug, scores in computed.items():
         ranks = (published.get(slug) or {}).get("ranks") or {}
@@ -45,7 +46,7 @@ def compare_ranks(computed: dict[str, list[Score]], published: dict[str, dict]) 
             if s.score is None:
                 reason = f"unknown here ({s.text}), so not compared; the paper ranks {pub}"
             elif not agree:
-                reason = KNOWN_CAUSES.get((slug, s.criterion)) or (
+                reason = (KNOWN_CAUSES.get((slug, s.criterion)) if explain else None) or (
                     f"our metric ({s.text}) falls in the band for {s.score}; the paper ranks {pub}")
             rows.append({"platform": slug, "criterion": s.criterion, "computed": s.score, "published": pub,
                          "agree": agree, "explanation": s.explanation, "reason": reason})

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from simulator.units import format_quantity, from_base
@@ -30,7 +30,7 @@ from .inputs import PlatformInputs
 __all__ = [
     "MetricValue", "Metric", "METRICS", "CriterionSpec", "Score", "DEFAULT_CRITERIA", "SCALE_LABELS",
     "SECONDS_PER_YEAR", "RubricError", "validate_rubric", "apply_rubric", "score_platform", "score_platforms",
-    "default_criteria", "SCALES", "range_notes",
+    "default_criteria", "SCALES", "range_notes", "blind_criteria", "BLIND_DOUBLINGS",
 ]
 
 SECONDS_PER_HOUR = 3600.0
@@ -255,6 +255,29 @@ DEFAULT_CRITERIA: tuple[CriterionSpec, ...] = (
         "labels": {"simple": "batch submission of scripts", "moderate": "some platform plumbing",
                    "complex": "instances, volumes and launches managed by hand"}}),
 )
+
+
+#: one grading rule for every criterion, fixed without looking at any published rank (the blind Table 3 check):
+#: a number is graded against the best platform compared, one grade per doubling — within 2x of the best is 5,
+#: 4x is 4, 8x is 3, 16x is 2, 32x is 1, beyond (or against a best of 0) is 0; a category's levels, listed
+#: best first, are spread evenly from 5 down to 1
+BLIND_DOUBLINGS = (2.0, 4.0, 8.0, 16.0, 32.0)
+
+
+def _blind(c: CriterionSpec) -> CriterionSpec:
+    if c.rubric.get("kind") == "categories":
+        levels = list(c.rubric["scores"])  # the default rubric's levels, best first
+        step = 4.0 / max(1, len(levels) - 1)
+        scores = {lv: round(5 - i * step) if len(levels) > 1 else 5 for i, lv in enumerate(levels)}
+        return replace(c, rubric={"kind": "categories", "scores": scores, "labels": c.rubric.get("labels", {})})
+    bands = [{"at": at, "score": 5 - i, "label": f"within {at:g}x of the best"} for i, at in enumerate(BLIND_DOUBLINGS)]
+    return replace(c, rubric={"kind": "thresholds", "scale": "best", "bands": bands,
+                              "else_label": f"over {BLIND_DOUBLINGS[-1]:g}x the best"})
+
+
+def blind_criteria() -> list[CriterionSpec]:
+    """The paper's eight considerations graded by :data:`BLIND_DOUBLINGS`' rule instead of the default bands."""
+    return [_blind(c) for c in DEFAULT_CRITERIA]
 
 
 def default_criteria() -> list[CriterionSpec]:

@@ -81,7 +81,7 @@ def test_each_single_invert_time_is_predicted_by_a_fit_to_the_other_platforms_wh
                  for slug in ("aws-sydney", "magnus", "pleiades")}
     assert {k for k, r in rows.items() if r.in_sample} == {
         ("invert_single_time", "magnus"), ("queue_wait", "magnus"), ("capital_cost", "pleiades"),
-        ("invert_s3_transfer_time", "aws-sydney")} | exponents
+        ("invert_s3_transfer_time", "aws-sydney"), ("parallel_vs_sequential", "pleiades")} | exponents
     assert not rows[("capital_cost", "magnus")].in_sample and not rows[("invert_speedup_vs_magnus", "aws-sydney")].in_sample
 
 
@@ -103,11 +103,12 @@ def test_the_fit_needs_two_marked_observations(specs, chiles):
 def test_it_predicts_the_out_of_sample_rows_it_met_before_the_fit_moved_to_the_catalogue(rows):
     for key in [("split_single_time", "magnus"), ("split_single_time", "pleiades"),
                 ("invert_single_time", "pleiades"), ("epoch_run_time", "aws-sydney"),
-                ("sequential_estimate", "pleiades"), ("compute_hours", "aws-sydney"), ("s3_cost", "aws-sydney"),
-                ("parallel_vs_sequential", "pleiades")]:
+                ("sequential_estimate", "pleiades"), ("compute_hours", "aws-sydney"), ("s3_cost", "aws-sydney")]:
         assert rows[key].met, rows[key]
         assert not rows[key].in_sample
-    assert rows[("parallel_vs_sequential", "pleiades")].simulated > 1.0
+    # met, but made true by the NFS volume's degradation exponent, chosen so that it holds: in sample
+    parallel = rows[("parallel_vs_sequential", "pleiades")]
+    assert parallel.simulated > 1.0 and parallel.in_sample and parallel.observation == "parallel_run_completed.pleiades"
 
 
 def test_it_explains_every_missed_target(rows):

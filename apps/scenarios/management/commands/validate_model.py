@@ -42,7 +42,9 @@ class Command(BaseCommand):
             self.stdout.write(_summary_line(sm))
         self.stdout.write(f"{report['met']}/{report['total']} out-of-sample targets met "
                           f"({report['in_sample']} in-sample rows not counted); "
-                          f"qualitative checks: {report['qualitative_met']}/{report['qualitative_total']} met; "
+                          f"qualitative checks: {report['qualitative_met']}/{report['qualitative_total']} met"
+                          + (f" ({report['qualitative_in_sample']} more made true by a chosen input, not counted)"
+                             if report.get("qualitative_in_sample") else "") + "; "
                           f"{_summary_line(report['seeds'][0]).split(': ', 1)[1]}")
 
 
@@ -50,4 +52,5 @@ def _summary_line(sm: dict) -> str:
     med = "—" if sm["median_abs_error_pct"] is None else f"{sm['median_abs_error_pct']:.1f}%"
     return (f"seed {sm['seed']}: {sm['rows']} out-of-sample rows, median |error| {med}, {sm['within_25']} within 25%, "
             f"{sm['beyond_50']} beyond 50%; {sm['in_sample']} in sample; qualitative {sm['qualitative_met']}/"
-            f"{sm['qualitative']}")
+            f"{sm['qualitative']}" + (f" (+{sm['qualitative_in_sample']} in sample)" if sm.get("qualitative_in_sample")
+                                      else ""))

@@ -86,6 +86,10 @@ def text_report(r: dict) -> str:
                 out.append(f"   product {row['platform']:<11} published {row['published']:g}; from its ranks "
                            f"{row['from_published_ranks']:.4f}; from ours {ours:.4f}"
                            + ("" if row["arithmetic_ok"] else f" — DISAGREE: {row['reason']}"))
+            blind = cmp_.get("blind_ranks") or []
+            if blind:
+                out.append(f"   graded by one rule fixed without the published ranks (one grade per doubling from "
+                           f"the best): {sum(b['agree'] for b in blind)} of {len(blind)} agree (docs/scoring.md)")
         t = r["tco"]
         h = t["horizon"]
         out += ["", f"Total cost of ownership: {h['years']} years × {h['epochs_per_year']} epoch(s)/year, "
