@@ -1,0 +1,132 @@
+"""The demo as a user sees it, in headless Chromium: click "Run the demo" → results page painted → radar drawn.
+
+In a throwaway test database with the reference catalogue, a live server (this process, static files served) and
+one Celery worker with two processes (as ``make run`` starts it): a user signs in, opens the home page and clicks
+the demo button; the browser follows to the scenario's results page, which shows its progress and then the ranked
+results.  Per run it prints the time from the click to the results page's first contentful paint (the browser's
+own ``first-contentful-paint`` entry, plus the navigation), to the radar chart drawn (its plotly SVG in the page),
+and the load average.  Targets (issue 19): results page first paint < 300 ms after its navigation starts, click →
+radar < 2 s.  The first run is a warm-up (worker imports, catalogue fits) and is reported apart.
+
+    DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... .venv/bin/python bench/demo_browser.py --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+from _django import ROOT, throwaway_database
+
+PASSWORD = "bench-demo-password-1"  # a throwaway user in a throwaway database
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise SystemExit("no Chromium on PATH (the README's system packages install Debian's chromium)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="timed demo clicks after one warm-up")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one radar")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with throwaway_database():
+        from django.conf import settings
+        from django.contrib.auth import get_user_model
+        from django.contrib.staticfiles.handlers import StaticFilesHandler
+        from django.db import connection
+        from django.test.testcases import LiveServerThread
+
+        from apps.workloads.catalogue import load_catalogue
+
+        settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+        load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+        get_user_model().objects.create_user("bench-demo", password=PASSWORD)
+
+        db = connection.settings_dict
+        queue = "bench.demo"
+        env = dict(os.environ, DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
+                                            f"{db['NAME']}", CELERY_TASK_DEFAULT_QUEUE=queue)
+        log_path = ROOT / "var" / "bench-demo-worker.log"
+        log_path.parent.mkdir(exist_ok=True)
+        log = open(log_path, "w")  # noqa: SIM115 - closed below
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "apps", "worker", "-Q", queue, "--pool=prefork", "--concurrency=2",
+             "--loglevel=WARNING", "--without-mingle", "--without-gossip", "--without-heartbeat",
+             "-n", "bench-demo@%h"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        os.environ["CELERY_TASK_DEFAULT_QUEUE"] = queue
+        from apps.celery import app
+
+        app.conf.task_default_queue = queue
+        server = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)
+        server.daemon = True
+        server.start()
+        server.is_ready.wait()
+        if server.error:
+            raise server.error
+        base = f"http://127.0.0.1:{server.port}"
+        results = []
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                page.goto(f"{base}/accounts/login/")
+                page.fill("input[name=username]", "bench-demo")
+                page.fill("input[name=password]", PASSWORD)
+                page.click("button[type=submit]")
+                page.wait_for_load_state()
+                for i in range(args.runs + 1):
+                    if worker.poll() is not None:
+                        raise RuntimeError(f"the worker exited, see {log_path}")
+                    page.goto(f"{base}/")
+                    load = os.getloadavg()[0]
+                    started = time.perf_counter()
+                    page.click("#home-demo")
+                    page.wait_for_url("**/scenarios/*/", timeout=args.timeout * 1000)
+                    page.wait_for_function(
+                        "performance.getEntriesByType('paint').some(e => e.name === 'first-contentful-paint')",
+                        timeout=args.timeout * 1000)
+                    painted = time.perf_counter()
+                    fcp_ms = page.evaluate(
+                        "performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint')"
+                        ".startTime")
+                    page.wait_for_selector("#radar .main-svg", timeout=args.timeout * 1000)
+                    drawn = time.perf_counter()
+                    row = {"run": i, "warm_up": i == 0, "click_to_results_paint_s": round(painted - started, 3),
+                           "results_page_fcp_ms": round(fcp_ms, 1), "click_to_radar_s": round(drawn - started, 3),
+                           "load_average": round(load, 2)}
+                    results.append(row)
+                    print(json.dumps(row), flush=True)
+                browser.close()
+        finally:
+            server.terminate()
+            worker.terminate()
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+            log.close()
+        timed = [r for r in results if not r["warm_up"]]
+        if timed:
+            print(json.dumps({
+                "runs": len(timed),
+                "click_to_radar_s_median": round(statistics.median(r["click_to_radar_s"] for r in timed), 3),
+                "results_page_fcp_ms_median": round(statistics.median(r["results_page_fcp_ms"] for r in timed), 1),
+                "targets": {"click_to_radar_s": "< 2", "results_page_fcp_ms": "< 300"}}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
