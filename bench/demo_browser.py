@@ -39,6 +39,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="timed demo clicks after one warm-up")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one radar")
+    parser.add_argument("--worker-log-level", default="WARNING", help="INFO logs each task with its time")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -64,7 +65,7 @@ def main() -> int:
         log = open(log_path, "w")  # noqa: SIM115 - closed below
         worker = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "apps", "worker", "-Q", queue, "--pool=prefork", "--concurrency=2",
-             "--loglevel=WARNING", "--without-mingle", "--without-gossip", "--without-heartbeat",
+             f"--loglevel={args.worker_log_level}", "--without-mingle", "--without-gossip", "--without-heartbeat",
              "-n", "bench-demo@%h"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         os.environ["CELERY_TASK_DEFAULT_QUEUE"] = queue
         from apps.celery import app
