@@ -31,7 +31,7 @@ from simulator.model.calibration import (
     scenario_predictor,
 )
 from simulator.model.io_rate import Benchmarks, benchmarks_from_dict
-from simulator.model.io_validation import io_curve, validate_io
+from simulator.model.io_validation import fit_io, io_curve, validate_io
 from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 from simulator.model.validation import validate
 
@@ -91,10 +91,13 @@ def io_benchmarks(directory: Path | None = None) -> Benchmarks:
     return benchmarks_from_dict(json.loads(path.read_text(encoding="utf-8")), name=path.name)
 
 
+def _all_observations():
+    return observations(ReferenceObservation.objects.select_related("platform", "workload"))
+
+
 def io_rows() -> list[dict]:
     """Published vs predicted for every I/O benchmark of the catalogue whose observation is loaded."""
-    obs = observations(ReferenceObservation.objects.select_related("platform", "workload"))
-    return [asdict(r) for r in validate_io(io_benchmarks(), obs)]
+    return [asdict(r) for r in validate_io(io_benchmarks(), _all_observations())]
 
 
 _AXIS = {"nodes": ("nodes", 1.0, "nodes (count)"), "data_bytes": ("data", 1e9, "data size (GB)"),
@@ -108,7 +111,7 @@ def io_curve_frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
     ``rows`` are the report's rows, which say each observation's seed and whether it is in sample."""
     by_obs = {r["observation"]: r for r in rows if r["target_pct"] is None}
     by_obs.update({r["observation"]: r for r in rows if r["target_pct"] is not None})  # a numeric row first
-    b = io_benchmarks()
+    b, _ = fit_io(io_benchmarks(), _all_observations())  # the values the validation's fits produce
     curves, points = [], []
     for e in b.experiments:
         row = next((by_obs[k] for k in e.observations if k in by_obs), None)
