@@ -131,10 +131,11 @@ def io_curve_frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
             points.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title, "x": x_here,
                            "gb_per_s": row["published"], "in_sample": row["in_sample"], "kind": "point",
                            "text": f"{row['quantity_label']}: {row['published']:g} {row['unit']} ({row['where']})"})
-        elif e.measure == "knee_nodes" and row["published"] is not None:
+        elif e.measure in ("knee_nodes", "cache_knee") and row["published"] is not None:
+            said = "flattens after" if e.measure == "knee_nodes" else "drops around"
             points.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title,
                            "x": row["published"], "gb_per_s": None, "in_sample": row["in_sample"], "kind": "knee",
-                           "text": f"published: flattens after ~{row['published']:g} nodes ({row['where']})"})
+                           "text": f"published: {said} ~{row['published']:g} {row['unit']} ({row['where']})"})
     return pd.DataFrame(curves), pd.DataFrame(points)
 
 

@@ -30,7 +30,7 @@ from typing import Any
 from simulator.units import to_base
 
 __all__ = ["SharedStorage", "IOLibrary", "IOExperiment", "IORate", "Benchmarks", "aggregate_rate",
-           "knee_nodes", "benchmarks_from_dict", "with_fact", "fact_value", "fitted_facts"]
+           "knee_nodes", "cache_knee_bytes", "benchmarks_from_dict", "with_fact", "fact_value", "fitted_facts"]
 
 LAYOUTS = ("file_per_process", "shared_file")
 
@@ -77,7 +77,7 @@ class IOExperiment:
     data_bytes: float = 0.0
     stripe_count: int = 1
     request_bytes: float | None = None
-    #: what the published figure is: "rate", "rate_per_node", "knee_nodes", "time_ratio", "rate_ratio", or a
+    #: what the published figure is: "rate", "rate_per_node", "knee_nodes", "cache_knee", "time_ratio", "rate_ratio", or a
     #: qualitative check ("flattens_past", "drops_past_cache", "collapses_at", "outperforms", "ratio_within",
     #: "scales_linearly", "scales_less", "exceeds_targets")
     measure: str = "rate"
@@ -179,6 +179,21 @@ def knee_nodes(storage: SharedStorage, library: IOLibrary, direction: str, *, pr
     if ceiling.bound_by == "clients" or math.isinf(per_node):
         return math.inf
     return ceiling.bytes_per_s / per_node
+
+
+def cache_knee_bytes(storage: SharedStorage, library: IOLibrary, nodes: int, *, processes_per_node: int = 1,
+                     stripe_count: int = 1, request_bytes: float | None = None) -> float:
+    """The data size past which the write rate starts to fall: what the writers put in while the write-back cache
+    fills (its share the files reach, at the front rate less the drain rate); ``inf`` when the cache never fills
+    (the front is no faster than the targets drain, or there is no cache)."""
+    processes = nodes * processes_per_node
+    front = min(processes * _client_rate(storage, library, "write", request_bytes),
+                storage.server_link_bytes_per_s or math.inf)
+    drain = _targets_rate(storage, library, "write", processes, stripe_count)
+    cache = storage.cache_bytes * _share_of_targets(storage, library, "write", processes, stripe_count)
+    if not cache or front <= drain or math.isinf(front):
+        return math.inf
+    return front * cache / (front - drain)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from simulator.model.io_rate import (
     SharedStorage,
     aggregate_rate,
     benchmarks_from_dict,
+    cache_knee_bytes,
     knee_nodes,
 )
 from simulator.model.io_validation import fit_io, io_curve, validate_io
@@ -190,3 +191,21 @@ def test_a_peak_above_the_targets_comes_from_the_cache():
     peak = IOExperiment("p", "c", "pp", "write", 4, data_bytes=GB, measure="exceeds_targets", observations=("o",))
     (row,) = validate_io(_one(peak, storage=(fs,)), [Observation("o", "q", "p", None, "", seed="004")])
     assert row.simulated == pytest.approx(400 / 200) and row.met
+
+
+def test_the_cache_knee_is_what_goes_in_while_the_cache_fills_not_the_cache_size():
+    # 400 MB/s in, 200 MB/s drained: a 3 GB cache fills in 15 s, having taken 6 GB; no knee when the front is slower
+    fs = SharedStorage("c", "c", targets=2, target_write_bytes_per_s=100 * MB, client_write_bytes_per_s=100 * MB,
+                       cache_bytes=3 * GB)
+    assert cache_knee_bytes(fs, PER_PROCESS, 4) == pytest.approx(6 * GB)
+    assert cache_knee_bytes(fs, PER_PROCESS, 2) == float("inf")
+    knee = IOExperiment("k", "c", "pp", "write", 4, data_bytes=GB, measure="cache_knee", observations=("o",))
+    (row,) = validate_io(_one(knee, storage=(fs,)), [Observation("o", "q", "p", 4 * GB, "GB", seed="004")])
+    assert (row.published, row.simulated, row.unit) == (pytest.approx(4.0), pytest.approx(6.0), "GB")
+    assert row.error_pct == pytest.approx(50.0) and not row.met
+
+
+def test_seed_004_magnus_shows_no_cache_boost_while_its_writers_are_slower_than_its_targets(bench, published):
+    # reported as it falls: 90 writers at the fitted 125 MB/s never outrun 72 OSTs, so the cache never fills
+    (row,) = [r for r in validate_io(bench, published) if r.observation == "cache_knee_global_array.magnus-phase1"]
+    assert row.simulated == pytest.approx(1.0) and row.met is False
