@@ -34,8 +34,9 @@ from simulator.model.io_rate import Benchmarks, benchmarks_from_dict
 from simulator.model.io_validation import fit_io, io_curve, validate_io
 from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 from simulator.model.validation import validate
+from simulator.units import from_base
 
-__all__ = ["validation_report", "seed_sections", "io_benchmarks", "io_rows", "seed_summaries", "io_curve_frames", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures", "default_scenario", "store_fitted"]
+__all__ = ["validation_report", "seed_sections", "io_benchmarks", "io_fitted_values", "io_rows", "seed_summaries", "io_curve_frames", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures", "default_scenario", "store_fitted"]
 
 DEFAULT_WORKLOAD = "chiles-epoch1"
 
@@ -93,6 +94,22 @@ def io_benchmarks(directory: Path | None = None) -> Benchmarks:
 
 def _all_observations():
     return observations(ReferenceObservation.objects.select_related("platform", "workload"))
+
+
+def io_fitted_values() -> list[dict]:
+    """The I/O benchmark facts the validation fits (``fit_io``), in the catalogue's units, with their method."""
+    path = Path(settings.SKYPLAN_CATALOGUE_DIR) / "io_benchmarks.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    entries = {("storage", e["slug"]): e for e in raw.get("storage", ())}
+    entries |= {("library", e["slug"]): e for e in raw.get("libraries", ())}
+    b = io_benchmarks()
+    out = []
+    for f in fit_io(b, _all_observations())[1]:
+        unit = entries[(f.owner, f.slug)]["facts"][f.fact].get("unit") or ""
+        owner = b.storage[f.slug].name if f.owner == "storage" else b.libraries[f.slug].name
+        out.append({"name": f"{owner}: {readable(f.fact)}", "value": from_base(f.value, unit) if unit else f.value,
+                    "unit": unit, "method": f.method, "sources": ", ".join(f.observations)})
+    return out
 
 
 def io_rows() -> list[dict]:
@@ -203,7 +220,7 @@ def validation_report(workload_slug: str = DEFAULT_WORKLOAD, seed: int = 0) -> d
         "rows": [r for r in rows if r["target_pct"] is not None],
         "qualitative": [r for r in rows if r["target_pct"] is None],
         "fitted": [{**f, "method": _in_words(f["method"]), "sources": _in_words(f["sources"])}
-                   for f in fitted_values(workload)],
+                   for f in fitted_values(workload) + io_fitted_values()],
         "seeds": seed_summaries(rows),
         **pass_rates(rows),
     }
