@@ -47,7 +47,7 @@ def test_it_marks_in_sample_exactly_the_rows_the_fits_used(catalogue):
     # the I/O benchmarks: the fits their catalogue declares, run here on the loaded observations
     _, io_fits = fit_io(io_benchmarks(), observations(ReferenceObservation.objects.all()))
     io_fitted = {key for f in io_fits for key in f.observations}
-    assert io_fitted == {"adiosstman_write_bw.magnus.80nodes_36GB"}
+    assert io_fitted == {"adiosstman_write_bw.magnus.80nodes_36GB", "adiosstman_read_rate_ratio.magnus"}
 
     rows = _rows()
     assert isinstance(rows, list) and rows

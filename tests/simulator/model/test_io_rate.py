@@ -132,27 +132,33 @@ def test_a_comparison_between_two_systems_reports_the_model_ratio_as_it_falls(be
 def test_it_runs_the_declared_fit_and_the_catalogue_holds_the_value_it_gives(bench, published):
     fitted, fits = fit_io(bench, published)
     assert [(f.owner, f.slug, f.fact, f.observations) for f in fits] == [
-        ("storage", "magnus-lustre", "client_write_bw", ("adiosstman_write_bw.magnus.80nodes_36GB",))]
+        ("storage", "magnus-lustre", "client_write_bw", ("adiosstman_write_bw.magnus.80nodes_36GB",)),
+        ("library", "adiosstman", "read_efficiency", ("adiosstman_read_rate_ratio.magnus",))]
+    write, read = fits
     # 80 writers bound by their own rate reproduce 10 GB/s: 125 MB/s each, which is what the catalogue holds
-    assert fits[0].value == pytest.approx(125 * MB, rel=1e-9)
-    assert bench.storage["magnus-lustre"].client_write_bytes_per_s == pytest.approx(fits[0].value, rel=1e-9)
-    assert fitted.storage["magnus-lustre"].client_write_bytes_per_s == pytest.approx(fits[0].value, rel=1e-9)
+    assert write.value == pytest.approx(125 * MB, rel=1e-9)
+    assert bench.storage["magnus-lustre"].client_write_bytes_per_s == pytest.approx(write.value, rel=1e-9)
+    assert fitted.storage["magnus-lustre"].client_write_bytes_per_s == pytest.approx(write.value, rel=1e-9)
+    # both storage managers' reads meet the same stripes, so the rate ratio is the efficiency itself: 0.75
+    assert read.value == pytest.approx(0.75, rel=1e-9)
+    assert bench.libraries["adiosstman"].read_efficiency == pytest.approx(read.value, rel=1e-9)
 
 
 def test_in_sample_rows_are_those_the_fits_run_used_and_move_with_the_observation(bench, published):
     rows = validate_io(bench, published)
-    assert {r.observation for r in rows if r.in_sample} == {"adiosstman_write_bw.magnus.80nodes_36GB"}
+    assert {r.observation for r in rows if r.in_sample} == {"adiosstman_write_bw.magnus.80nodes_36GB",
+                                                             "adiosstman_read_rate_ratio.magnus"}
     # the same figure at 8 GB/s: the fit gives 100 MB/s per writer and the rows predicted with it follow
     moved = [Observation(o.key, o.quantity, o.platform, 8 * GB if o.key.startswith("adiosstman_write_bw") else o.value,
                          o.unit, seed=o.seed, where=o.where) for o in published]
-    _, fits = fit_io(bench, moved)
-    assert fits[0].value == pytest.approx(100 * MB, rel=1e-9)
+    fits = {f.fact: f for f in fit_io(bench, moved)[1]}
+    assert fits["client_write_bw"].value == pytest.approx(100 * MB, rel=1e-9)
     before = {r.observation: r.simulated for r in rows}
     after = {r.observation: r.simulated for r in validate_io(bench, moved)}
     assert after["adios_benchmark_write_bw.magnus-phase1.80nodes_16GB"] == pytest.approx(
         0.8 * before["adios_benchmark_write_bw.magnus-phase1.80nodes_16GB"])
     # without the observation no fit runs: the catalogue's value stands and nothing is in sample
-    without = [o for o in published if not o.key.startswith("adiosstman_write_bw")]
+    without = [o for o in published if not o.key.startswith(("adiosstman_write_bw", "adiosstman_read_rate"))]
     assert fit_io(bench, without)[1] == ()
     assert not any(r.in_sample for r in validate_io(bench, without))
 
