@@ -215,3 +215,12 @@ def test_seed_004_magnus_shows_no_cache_boost_while_its_writers_are_slower_than_
     # reported as it falls: 90 writers at the fitted 125 MB/s never outrun 72 OSTs, so the cache never fills
     (row,) = [r for r in validate_io(bench, published) if r.observation == "cache_knee_global_array.magnus-phase1"]
     assert row.simulated == pytest.approx(1.0) and row.met is False
+
+
+def test_a_fit_that_cannot_reach_its_figure_is_refused_naming_the_fact(bench, published):
+    # 100 TB/s from 80 writers asks 1.25 TB/s of each, 10,000x the catalogue's 125 MB/s: outside the search
+    beyond = [Observation(o.key, o.quantity, o.platform, 1e5 * GB if o.key.startswith("adiosstman_write_bw")
+                          else o.value, o.unit, seed=o.seed) for o in published]
+    with pytest.raises(ValueError, match="io_benchmarks.json: storage 'magnus-lustre' fact 'client_write_bw': no value "
+                                         "within 1000x of 1.25e"):
+        fit_io(bench, beyond)
