@@ -7,6 +7,8 @@ No ORM access here.
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -287,6 +289,7 @@ def io_curves_figure(curves: pd.DataFrame, points: pd.DataFrame, axis: str) -> g
     filled markers where the figure is predicted, open diamonds where a fit used it, a dashed line at a
     published knee."""
     fig = go.Figure()
+    log_x = axis != "nodes"
     part = curves[curves["axis"] == axis]
     for i, (exp, c) in enumerate(part.groupby("experiment", sort=False)):
         colour = STAGE_COLOURS[i % len(STAGE_COLOURS)]
@@ -296,8 +299,11 @@ def io_curves_figure(curves: pd.DataFrame, points: pd.DataFrame, axis: str) -> g
         pts = points[(points["experiment"] == exp)] if not points.empty else points
         for _, p in pts.iterrows():
             if p["kind"] == "knee":
-                fig.add_vline(x=p["x"], line_dash="dash", line_color=colour,
-                              annotation_text=f"published knee ~{p['x']:g}", annotation_position="top left")
+                # the line in data units; an annotation on a log axis is placed by the log of its position
+                fig.add_vline(x=p["x"], line_dash="dash", line_color=colour)
+                fig.add_annotation(x=math.log10(p["x"]) if log_x else p["x"], y=0.02, yref="paper",
+                                   text=f"published knee ~{p['x']:g}", showarrow=False, xanchor="right",
+                                   yanchor="bottom", font={"color": colour})
                 continue
             fig.add_trace(go.Scatter(
                 x=[p["x"]], y=[p["gb_per_s"]], mode="markers", legendgroup=exp, showlegend=False,
@@ -307,6 +313,6 @@ def io_curves_figure(curves: pd.DataFrame, points: pd.DataFrame, axis: str) -> g
     fig.update_layout(height=380, margin={"l": 10, "r": 10, "t": 30, "b": 40}, xaxis_title=axis,
                       yaxis_title=axis_title("rate", "GB/s, per node where so stated"), yaxis={"automargin": True, "rangemode": "tozero"},
                       legend={"orientation": "h", "y": -0.3})
-    if axis != "nodes":
+    if log_x:
         fig.update_xaxes(type="log")
     return fig

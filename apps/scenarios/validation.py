@@ -31,11 +31,12 @@ from simulator.model.calibration import (
     scenario_predictor,
 )
 from simulator.model.io_rate import Benchmarks, benchmarks_from_dict
-from simulator.model.io_validation import io_curve, validate_io
+from simulator.model.io_validation import fit_io, io_curve, validate_io
 from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 from simulator.model.validation import validate
+from simulator.units import from_base
 
-__all__ = ["validation_report", "seed_sections", "io_benchmarks", "io_rows", "seed_summaries", "io_curve_frames", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures", "default_scenario", "store_fitted"]
+__all__ = ["validation_report", "seed_sections", "io_benchmarks", "io_fitted_values", "io_rows", "seed_summaries", "io_curve_frames", "fitted_from", "pass_rates", "fitted_values", "fit_model", "write_fitted_to_fixtures", "default_scenario", "store_fitted"]
 
 DEFAULT_WORKLOAD = "chiles-epoch1"
 
@@ -97,10 +98,29 @@ def io_benchmarks(directory: Path | None = None) -> Benchmarks:
     return benchmarks_from_dict(json.loads(path.read_text(encoding="utf-8")), name=path.name)
 
 
+def _all_observations():
+    return observations(ReferenceObservation.objects.select_related("platform", "workload"))
+
+
+def io_fitted_values() -> list[dict]:
+    """The I/O benchmark facts the validation fits (``fit_io``), in the catalogue's units, with their method."""
+    path = Path(settings.SKYPLAN_CATALOGUE_DIR) / "io_benchmarks.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    entries = {("storage", e["slug"]): e for e in raw.get("storage", ())}
+    entries |= {("library", e["slug"]): e for e in raw.get("libraries", ())}
+    b = io_benchmarks()
+    out = []
+    for f in fit_io(b, _all_observations())[1]:
+        unit = entries[(f.owner, f.slug)]["facts"][f.fact].get("unit") or ""
+        owner = b.storage[f.slug].name if f.owner == "storage" else b.libraries[f.slug].name
+        out.append({"name": f"{owner}: {readable(f.fact)}", "value": from_base(f.value, unit) if unit else f.value,
+                    "unit": unit, "method": f.method, "sources": ", ".join(f.observations)})
+    return out
+
+
 def io_rows() -> list[dict]:
     """Published vs predicted for every I/O benchmark of the catalogue whose observation is loaded."""
-    obs = observations(ReferenceObservation.objects.select_related("platform", "workload"))
-    return [asdict(r) for r in validate_io(io_benchmarks(), obs)]
+    return [asdict(r) for r in validate_io(io_benchmarks(), _all_observations())]
 
 
 _AXIS = {"nodes": ("nodes", 1.0, "nodes (count)"), "data_bytes": ("data", 1e9, "data size (GB)"),
@@ -114,7 +134,7 @@ def io_curve_frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
     ``rows`` are the report's rows, which say each observation's seed and whether it is in sample."""
     by_obs = {r["observation"]: r for r in rows if r["target_pct"] is None}
     by_obs.update({r["observation"]: r for r in rows if r["target_pct"] is not None})  # a numeric row first
-    b = io_benchmarks()
+    b, _ = fit_io(io_benchmarks(), _all_observations())  # the values the validation's fits produce
     curves, points = [], []
     for e in b.experiments:
         row = next((by_obs[k] for k in e.observations if k in by_obs), None)
@@ -134,10 +154,11 @@ def io_curve_frames(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
             points.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title, "x": x_here,
                            "gb_per_s": row["published"], "in_sample": row["in_sample"], "kind": "point",
                            "text": f"{row['quantity_label']}: {row['published']:g} {row['unit']} ({row['where']})"})
-        elif e.measure == "knee_nodes" and row["published"] is not None:
+        elif e.measure in ("knee_nodes", "cache_knee") and row["published"] is not None:
+            said = "flattens after" if e.measure == "knee_nodes" else "drops around"
             points.append({"seed": row["seed"], "experiment": e.key, "label": label, "axis": title,
                            "x": row["published"], "gb_per_s": None, "in_sample": row["in_sample"], "kind": "knee",
-                           "text": f"published: flattens after ~{row['published']:g} nodes ({row['where']})"})
+                           "text": f"published: {said} ~{row['published']:g} {row['unit']} ({row['where']})"})
     return pd.DataFrame(curves), pd.DataFrame(points)
 
 
@@ -206,7 +227,7 @@ def validation_report(workload_slug: str = DEFAULT_WORKLOAD, seed: int = 0) -> d
         "rows": [r for r in rows if r["target_pct"] is not None],
         "qualitative": [r for r in rows if r["target_pct"] is None],
         "fitted": [{**f, "method": _in_words(f["method"]), "sources": _in_words(f["sources"])}
-                   for f in fitted_values(workload)],
+                   for f in fitted_values(workload) + io_fitted_values()],
         "seeds": seed_summaries(rows),
         **pass_rates(rows),
     }

@@ -24,13 +24,13 @@ Everything comes from the arguments (the catalogue's ``io_benchmarks.json``, con
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from simulator.units import to_base
 
 __all__ = ["SharedStorage", "IOLibrary", "IOExperiment", "IORate", "Benchmarks", "aggregate_rate",
-           "knee_nodes", "benchmarks_from_dict", "fitted_observations"]
+           "knee_nodes", "cache_knee_bytes", "benchmarks_from_dict", "with_fact", "fact_value", "fitted_facts"]
 
 LAYOUTS = ("file_per_process", "shared_file")
 
@@ -77,14 +77,17 @@ class IOExperiment:
     data_bytes: float = 0.0
     stripe_count: int = 1
     request_bytes: float | None = None
-    #: what the published figure is: "rate", "rate_per_node", "knee_nodes", "time_ratio", "rate_ratio", or a
-    #: qualitative check ("flattens_past", "drops_past_cache", "collapses_at", "outperforms", "ratio_within")
+    #: what the published figure is: "rate", "rate_per_node", "knee_nodes", "cache_knee", "time_ratio", "rate_ratio", or a
+    #: qualitative check ("flattens_past", "drops_past_cache", "collapses_at", "outperforms", "ratio_within",
+    #: "scales_linearly", "scales_less", "exceeds_targets")
     measure: str = "rate"
     observations: tuple[str, ...] = ()
     #: for ratios and comparisons: the library and/or storage of the denominator
     baseline_library: str = ""
     baseline_storage: str = ""
-    #: for "ratio_within": the published range of the ratio
+    #: for "scales_linearly" and "scales_less": the node count the growth is measured from
+    nodes_low: int | None = None
+    #: for "ratio_within": the published range of the ratio; for "scales_linearly": the least fraction of linear
     ratio_low: float | None = None
     ratio_high: float | None = None
     note: str = ""
@@ -178,6 +181,21 @@ def knee_nodes(storage: SharedStorage, library: IOLibrary, direction: str, *, pr
     return ceiling.bytes_per_s / per_node
 
 
+def cache_knee_bytes(storage: SharedStorage, library: IOLibrary, nodes: int, *, processes_per_node: int = 1,
+                     stripe_count: int = 1, request_bytes: float | None = None) -> float:
+    """The data size past which the write rate starts to fall: what the writers put in while the write-back cache
+    fills (its share the files reach, at the front rate less the drain rate); ``inf`` when the cache never fills
+    (the front is no faster than the targets drain, or there is no cache)."""
+    processes = nodes * processes_per_node
+    front = min(processes * _client_rate(storage, library, "write", request_bytes),
+                storage.server_link_bytes_per_s or math.inf)
+    drain = _targets_rate(storage, library, "write", processes, stripe_count)
+    cache = storage.cache_bytes * _share_of_targets(storage, library, "write", processes, stripe_count)
+    if not cache or front <= drain or math.isinf(front):
+        return math.inf
+    return front * cache / (front - drain)
+
+
 @dataclass(frozen=True)
 class Benchmarks:
     storage: dict[str, SharedStorage]
@@ -192,7 +210,8 @@ _STORAGE_FACTS = {
     "cache": ("cache_bytes", "size"), "client_write_bw": ("client_write_bytes_per_s", "bandwidth"),
     "client_read_bw": ("client_read_bytes_per_s", "bandwidth"), "request_latency": ("request_latency_s", "time"),
 }
-_EXPERIMENT_FACTS = {"nodes": "nodes", "processes_per_node": "processes_per_node", "data": "data_bytes",
+_EXPERIMENT_FACTS = {"nodes": "nodes", "nodes_low": "nodes_low", "processes_per_node": "processes_per_node",
+                     "data": "data_bytes",
                      "stripe_count": "stripe_count", "request_size": "request_bytes", "ratio_low": "ratio_low",
                      "ratio_high": "ratio_high"}
 
@@ -258,7 +277,7 @@ def benchmarks_from_dict(d: dict[str, Any], *, name: str = "io_benchmarks.json")
                 value, src = _value(f"{where}.facts.{fact}", e["facts"][fact])
                 sources[fact] = src
                 if value is not None:
-                    kw[attr] = int(value) if attr in ("nodes", "processes_per_node", "stripe_count") else value
+                    kw[attr] = int(value) if attr in ("nodes", "nodes_low", "processes_per_node", "stripe_count") else value
         if "nodes" not in kw:
             raise ValueError(f"{where}.facts.nodes: required")
         curve = e.get("curve")
@@ -283,12 +302,29 @@ def benchmarks_from_dict(d: dict[str, Any], *, name: str = "io_benchmarks.json")
     return Benchmarks(storage, libraries, tuple(experiments))
 
 
-def fitted_observations(b: Benchmarks, experiment: IOExperiment) -> frozenset[str]:
-    """The observation keys of the fits behind the facts ``experiment`` uses (provenance kind "fitted")."""
-    sources = [*b.storage[experiment.storage].sources.values(), *b.libraries[experiment.library].sources.values(),
-               *experiment.sources.values()]
-    if experiment.baseline_library:
-        sources += list(b.libraries[experiment.baseline_library].sources.values())
-    if experiment.baseline_storage:
-        sources += list(b.storage[experiment.baseline_storage].sources.values())
-    return frozenset(k for s in sources if s.get("kind") == "fitted" for k in s.get("observations") or ())
+def with_fact(b: Benchmarks, owner: str, slug: str, fact: str, value: float) -> Benchmarks:
+    """``b`` with one catalogue fact (``owner`` "storage" or "library", its slug, the fact's catalogue name) set to
+    ``value`` in base units."""
+    if owner == "storage":
+        attr = _STORAGE_FACTS[fact][0]
+        new = replace(b.storage[slug], **{attr: int(round(value)) if attr == "targets" else value})
+        return replace(b, storage={**b.storage, slug: new})
+    if owner == "library" and fact in ("write_efficiency", "read_efficiency"):
+        return replace(b, libraries={**b.libraries, slug: replace(b.libraries[slug], **{fact: value})})
+    raise ValueError(f"{owner} {slug}: no fact {fact!r} to set")
+
+
+def fact_value(b: Benchmarks, owner: str, slug: str, fact: str) -> float | None:
+    """The value (base units) of one catalogue fact, None when unset."""
+    if owner == "storage":
+        return getattr(b.storage[slug], _STORAGE_FACTS[fact][0])
+    return getattr(b.libraries[slug], fact)
+
+
+def fitted_facts(b: Benchmarks) -> list[tuple[str, str, str, dict]]:
+    """(owner, slug, fact, provenance) of every fact whose provenance is "fitted"."""
+    out = [("storage", slug, fact, src) for slug, s in b.storage.items() for fact, src in s.sources.items()
+           if src.get("kind") == "fitted"]
+    out += [("library", slug, fact, src) for slug, lib in b.libraries.items() for fact, src in lib.sources.items()
+            if src.get("kind") == "fitted"]
+    return out

@@ -6,9 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from simulator.model.catalogue import Observation
-from simulator.model.io_rate import IOLibrary, SharedStorage, aggregate_rate, benchmarks_from_dict, knee_nodes
-from simulator.model.io_validation import io_curve, validate_io
+from simulator.model.catalogue import Observation, observations_from_dict
+from simulator.model.io_rate import (
+    Benchmarks,
+    IOExperiment,
+    IOLibrary,
+    SharedStorage,
+    aggregate_rate,
+    benchmarks_from_dict,
+    cache_knee_bytes,
+    knee_nodes,
+)
+from simulator.model.io_validation import fit_io, io_curve, validate_io
 
 CATALOGUE = Path(__file__).resolve().parents[3] / "fixtures" / "catalogue"
 MB, GB, KiB = 1e6, 1e9, 1024.0
@@ -22,6 +31,11 @@ SHARED = IOLibrary("sh", "one shared file", "shared_file")
 @pytest.fixture(scope="module")
 def bench():
     return benchmarks_from_dict(json.loads((CATALOGUE / "io_benchmarks.json").read_text()))
+
+
+@pytest.fixture(scope="module")
+def published():
+    return observations_from_dict(json.loads((CATALOGUE / "reference_observations.json").read_text()))
 
 
 def test_it_is_bound_by_the_clients_until_the_targets_the_files_reach_are_slower():
@@ -113,3 +127,100 @@ def test_a_comparison_between_two_systems_reports_the_model_ratio_as_it_falls(be
                "Fornax SGI IS16k Lustre scratch"]  # named as the benchmark file names them, not by slug
     assert row.simulated == pytest.approx(rate["magnus-lustre"] / rate["fornax-lustre"])
     assert row.met is (row.simulated > 1.0) and row.published is None and row.target_pct is None
+
+
+def test_it_runs_the_declared_fit_and_the_catalogue_holds_the_value_it_gives(bench, published):
+    fitted, fits = fit_io(bench, published)
+    assert [(f.owner, f.slug, f.fact, f.observations) for f in fits] == [
+        ("storage", "magnus-lustre", "client_write_bw", ("adiosstman_write_bw.magnus.80nodes_36GB",)),
+        ("library", "adiosstman", "read_efficiency", ("adiosstman_read_rate_ratio.magnus",))]
+    write, read = fits
+    # 80 writers bound by their own rate reproduce 10 GB/s: 125 MB/s each, which is what the catalogue holds
+    assert write.value == pytest.approx(125 * MB, rel=1e-9)
+    assert bench.storage["magnus-lustre"].client_write_bytes_per_s == pytest.approx(write.value, rel=1e-9)
+    assert fitted.storage["magnus-lustre"].client_write_bytes_per_s == pytest.approx(write.value, rel=1e-9)
+    # both storage managers' reads meet the same stripes, so the rate ratio is the efficiency itself: 0.75
+    assert read.value == pytest.approx(0.75, rel=1e-9)
+    assert bench.libraries["adiosstman"].read_efficiency == pytest.approx(read.value, rel=1e-9)
+
+
+def test_in_sample_rows_are_those_the_fits_run_used_and_move_with_the_observation(bench, published):
+    rows = validate_io(bench, published)
+    assert {r.observation for r in rows if r.in_sample} == {"adiosstman_write_bw.magnus.80nodes_36GB",
+                                                             "adiosstman_read_rate_ratio.magnus"}
+    # the same figure at 8 GB/s: the fit gives 100 MB/s per writer and the rows predicted with it follow
+    moved = [Observation(o.key, o.quantity, o.platform, 8 * GB if o.key.startswith("adiosstman_write_bw") else o.value,
+                         o.unit, seed=o.seed, where=o.where) for o in published]
+    fits = {f.fact: f for f in fit_io(bench, moved)[1]}
+    assert fits["client_write_bw"].value == pytest.approx(100 * MB, rel=1e-9)
+    before = {r.observation: r.simulated for r in rows}
+    after = {r.observation: r.simulated for r in validate_io(bench, moved)}
+    assert after["adios_benchmark_write_bw.magnus-phase1.80nodes_16GB"] == pytest.approx(
+        0.8 * before["adios_benchmark_write_bw.magnus-phase1.80nodes_16GB"])
+    # without the observation no fit runs: the catalogue's value stands and nothing is in sample
+    without = [o for o in published if not o.key.startswith(("adiosstman_write_bw", "adiosstman_read_rate"))]
+    assert fit_io(bench, without)[1] == ()
+    assert not any(r.in_sample for r in validate_io(bench, without))
+
+
+def test_a_fitted_fact_must_name_the_experiment_it_is_fitted_to(published):
+    d = json.loads((CATALOGUE / "io_benchmarks.json").read_text())
+    del d["storage"][0]["facts"]["client_write_bw"]["source"]["experiment"]
+    with pytest.raises(ValueError, match="io_benchmarks.json: storage 'magnus-lustre' fact 'client_write_bw': a fitted "
+                                         "fact names the experiment"):
+        fit_io(benchmarks_from_dict(d), published)
+
+
+def _one(experiment: IOExperiment, storage=(LUSTRE,), libraries=(PER_PROCESS,)):
+    return Benchmarks({s.slug: s for s in storage}, {lib.slug: lib for lib in libraries}, (experiment,))
+
+
+def test_growth_checks_compare_the_rate_at_two_node_counts():
+    # 50 MB/s writers, 10 targets of 100 MB/s: 2 -> 10 nodes grows 5x (linear); one file over 2 targets stops at 4
+    grows = IOExperiment("g", "fs", "pp", "write", 10, nodes_low=2, data_bytes=GB, measure="scales_linearly",
+                         ratio_low=0.8, observations=("o",))
+    capped = SharedStorage("cap", "capped", targets=2, target_write_bytes_per_s=100 * MB,
+                           client_write_bytes_per_s=50 * MB)
+    less = IOExperiment("l", "cap", "pp", "write", 10, nodes_low=2, data_bytes=GB, measure="scales_less",
+                        baseline_storage="fs", observations=("o",))
+    obs = [Observation("o", "q", "p", None, "", seed="004")]
+    (row,) = validate_io(_one(grows), obs)
+    assert row.simulated == pytest.approx(1.0) and row.met
+    (row,) = validate_io(_one(less, storage=(LUSTRE, capped)), obs)
+    # 2 nodes: 100 MB/s on both; 10 nodes: 200 MB/s on the capped one, 500 MB/s on the other
+    assert row.simulated == pytest.approx(2.0 / 5.0) and row.met and row.published is None
+
+
+def test_a_peak_above_the_targets_comes_from_the_cache():
+    fs = SharedStorage("c", "c", targets=2, target_write_bytes_per_s=100 * MB, client_write_bytes_per_s=100 * MB,
+                       cache_bytes=3 * GB)
+    peak = IOExperiment("p", "c", "pp", "write", 4, data_bytes=GB, measure="exceeds_targets", observations=("o",))
+    (row,) = validate_io(_one(peak, storage=(fs,)), [Observation("o", "q", "p", None, "", seed="004")])
+    assert row.simulated == pytest.approx(400 / 200) and row.met
+
+
+def test_the_cache_knee_is_what_goes_in_while_the_cache_fills_not_the_cache_size():
+    # 400 MB/s in, 200 MB/s drained: a 3 GB cache fills in 15 s, having taken 6 GB; no knee when the front is slower
+    fs = SharedStorage("c", "c", targets=2, target_write_bytes_per_s=100 * MB, client_write_bytes_per_s=100 * MB,
+                       cache_bytes=3 * GB)
+    assert cache_knee_bytes(fs, PER_PROCESS, 4) == pytest.approx(6 * GB)
+    assert cache_knee_bytes(fs, PER_PROCESS, 2) == float("inf")
+    knee = IOExperiment("k", "c", "pp", "write", 4, data_bytes=GB, measure="cache_knee", observations=("o",))
+    (row,) = validate_io(_one(knee, storage=(fs,)), [Observation("o", "q", "p", 4 * GB, "GB", seed="004")])
+    assert (row.published, row.simulated, row.unit) == (pytest.approx(4.0), pytest.approx(6.0), "GB")
+    assert row.error_pct == pytest.approx(50.0) and not row.met
+
+
+def test_seed_004_magnus_shows_no_cache_boost_while_its_writers_are_slower_than_its_targets(bench, published):
+    # reported as it falls: 90 writers at the fitted 125 MB/s never outrun 72 OSTs, so the cache never fills
+    (row,) = [r for r in validate_io(bench, published) if r.observation == "cache_knee_global_array.magnus-phase1"]
+    assert row.simulated == pytest.approx(1.0) and row.met is False
+
+
+def test_a_fit_that_cannot_reach_its_figure_is_refused_naming_the_fact(bench, published):
+    # 100 TB/s from 80 writers asks 1.25 TB/s of each, 10,000x the catalogue's 125 MB/s: outside the search
+    beyond = [Observation(o.key, o.quantity, o.platform, 1e5 * GB if o.key.startswith("adiosstman_write_bw")
+                          else o.value, o.unit, seed=o.seed) for o in published]
+    with pytest.raises(ValueError, match="io_benchmarks.json: storage 'magnus-lustre' fact 'client_write_bw': no value "
+                                         "within 1000x of 1.25e"):
+        fit_io(bench, beyond)
