@@ -128,6 +128,7 @@ class WorkloadStage(CatalogueModel):
         "size_distribution",
         "size_values",
         "size_sigma",
+        "max_read_rate",
         *(f"{role}_{what}" for role in ROLES for what in ("read_bytes", "write_bytes", "pattern", "request_bytes")),
     )
 
@@ -156,6 +157,8 @@ class WorkloadStage(CatalogueModel):
                                          choices=[(k, k) for k in SIZE_DISTRIBUTIONS])
     size_values = models.JSONField("size of each task (multiplier)", default=list, blank=True)
     size_sigma = QuantityField("log-sigma of lognormal sizes", dimension="scalar")
+    max_read_rate = QuantityField("the task's own ceiling on its read rate", dimension="bandwidth",
+                                  strictly_positive=True)
     input_read_bytes = QuantityField("input read per task", dimension="bytes")
     input_write_bytes = QuantityField("input written per task", dimension="bytes")
     input_pattern = models.CharField("input access", max_length=20, blank=True, choices=_PATTERNS)

@@ -295,6 +295,9 @@ def stage_from_dict(s: dict[str, Any]) -> StageSpec:
         v = fact_value(f, key)
         if v:
             kwargs[key] = str(v)
+    cap = fact_value(f, "max_read_rate")
+    if cap is not None:
+        kwargs["max_read_bytes_per_s"] = float(cap)
     values = fact_value(f, "size_values")
     if values:
         kwargs["size_values"] = tuple(float(v) for v in values)

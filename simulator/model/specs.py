@@ -40,8 +40,9 @@ PRICING_MODELS = ("on_demand", "spot", "node_hour", "none")
 #: storage roles a stage reads and writes; a scenario's placement maps each to a tier of the platform
 ROLES = ("input", "scratch", "output")
 ACCESS_PATTERNS = ("sequential", "random")
-#: how the tasks of a stage wait for those of a stage it depends on
-DEPENDENCY_KINDS = ("all", "one_to_one", "grouped")
+#: how the tasks of a stage wait for those of a stage it depends on (``continues``: task i is further phases of
+#: the upstream stage's task i, run in that task on its node)
+DEPENDENCY_KINDS = ("all", "one_to_one", "grouped", "continues")
 #: how one task's size (a multiplier of the stage's per-task demands) varies across the stage's tasks
 SIZE_DISTRIBUTIONS = ("fixed", "list", "lognormal")
 
@@ -225,7 +226,10 @@ class StageSpec:
     ``list`` = ``size_values[i]``, ``lognormal`` = mean 1 and log-sigma ``size_sigma``,
     drawn from the scenario seed).  ``dependency`` applies to every stage in
     ``depends_on``: ``all`` (wait for every task), ``one_to_one`` (task i waits for task i)
-    or ``grouped`` (task i waits for tasks ``i*group_size`` .. ``(i+1)*group_size - 1``)."""
+    or ``grouped`` (task i waits for tasks ``i*group_size`` .. ``(i+1)*group_size - 1``); ``continues`` (one
+    upstream stage, equal counts) makes task i further phases of upstream task i, run in that task on its node
+    after its phases.  ``max_read_bytes_per_s`` is the application's own ceiling on each of a task's reads
+    (whatever the tier would give), ``None`` for none."""
 
     name: str
     seq_read_bytes: float = 0.0
@@ -247,6 +251,7 @@ class StageSpec:
     size_distribution: str = "fixed"
     size_values: tuple[float, ...] = ()
     size_sigma: float = 0.0
+    max_read_bytes_per_s: float | None = None
 
     def role_io(self) -> tuple[RoleIO, ...]:
         """Per-role demands of one task: ``io``, or the legacy fields expressed as roles."""

@@ -248,10 +248,11 @@ class _Builder:
             for r in tier_resources(tier):
                 self.resources.setdefault(r.name, r)
 
-    def phases(self, st: StageSpec, pl: StagePlacement, factor: float) -> tuple[Phase, ...]:
+    def phases(self, st: StageSpec, pl: StagePlacement, factor: float, name: str = "compute") -> tuple[Phase, ...]:
         """The compute phase of a task (its overhead, then CPU and every role's I/O overlapping), after a copy of
         its input-role reads to scratch and before a copy of its output-role writes from scratch when the
-        placement stages them (the compute phase then does that I/O on scratch)."""
+        placement stages them (the compute phase then does that I/O on scratch).  Reads are capped by the stage's
+        ``max_read_bytes_per_s`` as well as the tier's per-client rate; staging copies are not."""
         nt = self.p.node_type(pl.node_type)
         roles = stage_tiers(self.p, pl) if self.p.storage else None
         tiers = role_tiers(self.sc, pl)
@@ -273,7 +274,7 @@ class _Builder:
             self.declare(tier)
             acc = tier_access(tier, nt)
             if io.read_bytes:
-                flows.append(acc.read(io.read_bytes * factor, f"{io.role}_read"))
+                flows.append(acc.read(io.read_bytes * factor, f"{io.role}_read", cap=st.max_read_bytes_per_s))
             if io.write_bytes:
                 flows.append(acc.write(io.write_bytes * factor, f"{io.role}_write"))
             if io.ops:
@@ -290,7 +291,7 @@ class _Builder:
                 flows.append(acc.ops(legacy * factor, "rand_io"))
         speed = nt.core_speed or 1.0
         threads = effective_threads(self.p, nt, st.usable_threads)
-        compute = Phase("compute", cpu_seconds=st.cpu_seconds * factor * st.reference_speed / speed, threads=threads,
+        compute = Phase(name, cpu_seconds=st.cpu_seconds * factor * st.reference_speed / speed, threads=threads,
                         flows=tuple(flows), overhead_s=st.overhead_s)
         if roles is None or not (roles.stage_in or roles.stage_out):
             return (compute,)
@@ -317,11 +318,26 @@ class _Builder:
         self.tasks.append(Task(tid, st.name, phases, deps, pool, threads, float(st.peak_memory_bytes), slot,
                                queue_s))
         self.labels[tid] = label
+        self.hold_output(st, pl, tid, factor, label)
+        return tid
+
+    def hold_output(self, st: StageSpec, pl: StagePlacement, tid: int, factor: float, label: str) -> None:
+        """What task ``tid`` writes to its output role for ``st``, held there to the end of the run."""
         out = role_tiers(self.sc, pl)["output"]
         written = sum(io.write_bytes for io in st.role_io() if io.role == "output") * factor
         if written and out is not None:
             self.objects.append(DataObject(out.name, written, tid, None, False, f"{label} output"))
-        return tid
+
+    def extend(self, tid: int, st: StageSpec, pl: StagePlacement, factor: float, label: str) -> None:
+        """Task ``tid`` runs ``st``'s phases (placed as the task is, at ``pl``) after its own, on the same node:
+        one task holding its slot throughout, using the most threads and memory any of its phases needs."""
+        t = self.tasks[tid]
+        nt = self.p.node_type(pl.node_type)
+        threads = effective_threads(self.p, nt, st.usable_threads)
+        self.tasks[tid] = Task(t.id, t.stage, t.phases + self.phases(st, pl, factor, st.name), t.deps, t.pool,
+                               max(t.cores, threads), max(t.memory_bytes, float(st.peak_memory_bytes)), t.slot,
+                               t.queue_s)
+        self.hold_output(st, pl, tid, factor, label)
 
     def barrier(self, upstream: str, ids: list[int]) -> int:
         tid = len(self.tasks)
@@ -335,6 +351,15 @@ def _deps(st: StageSpec, n: int, ids: dict[str, list[int]], b: _Builder, barrier
         raise ValueError(f"stage {st.name!r}: unknown dependency {st.dependency!r}; one of "
                          f"{', '.join(DEPENDENCY_KINDS)}")
     out: list[list[int]] = [[] for _ in range(n)]
+    if st.dependency == "continues":
+        if len(st.depends_on) != 1:
+            raise ValueError(f"stage {st.name!r} continues the tasks of one stage, but depends on "
+                             f"{len(st.depends_on)} ({', '.join(st.depends_on) or 'none'}); name exactly one")
+        up = st.depends_on[0]
+        if len(ids[up]) != n:
+            raise ValueError(f"stage {st.name!r} continues {up!r}'s tasks, but has {n} tasks and {up!r} has "
+                             f"{len(ids[up])}; make the counts equal")
+        return out  # its phases run inside the upstream tasks, which carry their dependencies
     for up in st.depends_on:
         up_ids = ids[up]
         m = len(up_ids)
@@ -370,11 +395,23 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
     b = _Builder(scenario, rng or random.Random(scenario.seed))
     ids: dict[str, list[int]] = {}
     barriers: dict[str, int] = {}
+    placed: dict[str, StagePlacement] = {}
     for st in topological_stages(w.stages):
         n = task_count(st, w)
         factors = size_factors(st, n, scenario.seed)
-        pl = stage_placement(scenario, st.name)
         deps = _deps(st, n, ids, b, barriers)
+        if st.dependency == "continues":
+            up = st.depends_on[0]
+            own = next((i for i, p in enumerate(scenario.placements) if p.stage == st.name), None)
+            if own is not None:
+                raise ValueError(f"placements[{own}]: stage {st.name!r} continues the tasks of {up!r} on their "
+                                 f"nodes, so it is placed where {up!r} is; remove its placement")
+            pl = placed[st.name] = placed[up]
+            for i, tid in enumerate(ids[up]):
+                b.extend(tid, st, pl, factors[i], f"{st.name} {i}")
+            ids[st.name] = ids[up]
+            continue
+        pl = placed[st.name] = stage_placement(scenario, st.name)
         ids[st.name] = [b.add(st, pl, tuple(deps[i]), factors[i], f"{st.name} {i}") for i in range(n)]
     graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))
     return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, (), b.labels)
@@ -416,6 +453,9 @@ def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
                                                                 f"request size (e.g. 64 KiB): it sets the IOPS cost"))
         if st.reference_speed <= 0 or not math.isfinite(st.reference_speed):
             errors.append((f"{at}.reference_speed", "must be a positive number"))
+        cap = st.max_read_bytes_per_s
+        if cap is not None and (not math.isfinite(cap) or cap <= 0):
+            errors.append((f"{at}.max_read_rate", "must be a positive rate (e.g. 100 MB/s)"))
         if st.name in counts:
             try:
                 size_factors(st, counts[st.name], 0)
@@ -436,7 +476,8 @@ def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
         try:
             _deps(st, n, ids, _NoBarriers(), {})
         except ValueError as exc:
-            field = "group_size" if st.dependency == "grouped" and "group_size" in str(exc) else "dependency"
+            field = ("group_size" if st.dependency == "grouped" and "group_size" in str(exc) else
+                     "depends_on" if "name exactly one" in str(exc) else "dependency")
             errors.append((f"stages[{i}].facts.{field}", str(exc)))
     return errors
 
