@@ -36,11 +36,14 @@ from .placement import (
     submission,
     tier_access,
     tier_resources,
+    wan_resource,
 )
 from .queue import sample_queue_wait
+from .sizes import spread_sizes
 from .specs import (
     ACCESS_PATTERNS,
     DEPENDENCY_KINDS,
+    LINKS,
     ROLES,
     SIZE_DISTRIBUTIONS,
     ScenarioSpec,
@@ -55,6 +58,7 @@ __all__ = [
     "build_stages",
     "as_general",
     "task_count",
+    "work_chunks",
     "size_factors",
     "topological_stages",
     "default_placement",
@@ -129,6 +133,18 @@ def task_count(st: StageSpec, workload: WorkloadSpec) -> int:
     return int(n)
 
 
+def work_chunks(st: StageSpec, workload: WorkloadSpec, pl: StagePlacement) -> list[int]:
+    """The items of each task made of one item of ``tasks_per`` (``[1]`` for a stage without ``work_items``): all
+    of them in one task, or chunks of the placement's ``subbands_per_task`` items (the last one what is left)."""
+    if not st.work_items:
+        return [1]
+    items = task_count(replace(st, tasks_per=st.work_items), workload)
+    per = int(pl.subbands_per_task or items)
+    if per < 1:
+        raise ValueError(f"stage {st.name!r}: items per task must be at least 1, not {per}")
+    return [min(per, items - c) for c in range(0, items, per)]
+
+
 def _stage_rng(seed: int, stage: str) -> random.Random:
     """A generator for one stage's sizes: a function of the scenario seed and the stage name only, so
     adding a stage or a queue-wait draw elsewhere leaves this stage's sizes unchanged."""
@@ -151,11 +167,29 @@ def size_factors(st: StageSpec, n: int, seed: int) -> list[float]:
         if any(not math.isfinite(v) or v < 0 for v in st.size_values):
             raise ValueError(f"stage {st.name!r}: size_values must be finite and not negative")
         return [float(v) for v in st.size_values]
+    if kind == "spread":
+        return _spread_factors(st, n)
     sigma = float(st.size_sigma)
     if not math.isfinite(sigma) or sigma < 0:
         raise ValueError(f"stage {st.name!r}: size_sigma must be 0 or more, not {sigma:g}")
     rng = _stage_rng(seed, st.name)
     return [math.exp(rng.gauss(-sigma * sigma / 2.0, sigma)) for _ in range(n)]
+
+
+def _spread_factors(st: StageSpec, n: int) -> list[float]:
+    """``spread`` sizes (:func:`simulator.model.sizes.spread_sizes`) over the stage's reference size."""
+    if st.size_mean is None:
+        raise ValueError(f"stage {st.name!r}: spread sizes need size_mean (with size_min and size_max)")
+    mean = float(st.size_mean)
+    lo = mean if st.size_min is None else float(st.size_min)
+    hi = mean if st.size_max is None else float(st.size_max)
+    ref = mean if st.size_reference is None else float(st.size_reference)
+    if not all(math.isfinite(v) and v > 0 for v in (mean, lo, hi, ref)):
+        raise ValueError(f"stage {st.name!r}: size_mean, size_min, size_max and size_reference must be positive")
+    if not lo <= mean <= hi:
+        raise ValueError(f"stage {st.name!r}: size_mean {mean:g} is not between size_min {lo:g} and size_max "
+                         f"{hi:g}")
+    return [size / ref for size in spread_sizes(n, mean, lo, hi)]
 
 
 def default_placement(scenario: ScenarioSpec, stage: str) -> StagePlacement:
@@ -204,7 +238,7 @@ class _Builder:
         self.objects: list[DataObject] = []
         self.labels: dict[int, str] = {}
         self.queue_wait_s = 0.0
-        self._per_pool: dict[str, int] = {}
+        self._per_stage: dict[str, int] = {}
         self._first_wait: dict[str, float] = {}  # per-job pools: the shortest wait of their jobs
 
     def pool(self, stage: str, pl: StagePlacement) -> str:
@@ -230,6 +264,35 @@ class _Builder:
                                      max_running=sched.max_running_jobs if per_job else None)
         self.pool_info[name] = PoolInfo(name, stage, nt.name, pricing, True)
         self.pool_of[key] = name
+        return name
+
+    def link(self, st: StageSpec) -> str:
+        """The link ``st`` brings its data in over (its resource declared), or ""."""
+        if not st.link:
+            return ""
+        if st.link not in LINKS:
+            raise ValueError(f"stage {st.name!r}: unknown link {st.link!r}; one of {', '.join(LINKS)}")
+        self.resources.setdefault(st.link, wan_resource(self.p))
+        return st.link
+
+    @staticmethod
+    def over_link(link: str, acc, amount: float) -> Flow:
+        """Bytes written as they come over ``link``: one flow through the link and the tier (its bandwidth, the
+        node's NIC when the tier is shared, its per-client write rate); into a per-volume tier (a fresh volume of
+        the task's own, written in large sequential blocks) the link alone bounds it."""
+        if acc.tier.scope == "per_volume":
+            return Flow((link,), float(amount), None, link)
+        flow = acc.write(amount, link)
+        return Flow((link,) + flow.resources, flow.amount, flow.cap, link)
+
+    def transfer_pool(self, stage: str) -> str:
+        """The centre's data-transfer node a cluster or HPC stage bringing data over a link runs on: one node
+        like the compute partition's, outside the batch queue (no wait), not billed to the project (§9.3)."""
+        name = "dtn"
+        if name not in self.pools:
+            nt = self.p.node_type()
+            self.pools[name] = make_pool(name, "dynamic", nt, 1)
+            self.pool_info[name] = PoolInfo(name, stage, nt.name, "none", False)
         return name
 
     def job_wait(self, pool: str, pl: StagePlacement) -> float:
@@ -264,6 +327,7 @@ class _Builder:
         if nic is not None:
             self.resources.setdefault(nic.name, nic)
         flows: list[Flow] = []
+        link = self.link(st)
         for io in st.role_io():
             tier = tiers.get(io.role)
             if tier is None:
@@ -275,7 +339,9 @@ class _Builder:
             acc = tier_access(tier, nt)
             if io.read_bytes:
                 flows.append(acc.read(io.read_bytes * factor, f"{io.role}_read", cap=st.max_read_bytes_per_s))
-            if io.write_bytes:
+            if io.write_bytes and link:
+                flows.append(self.over_link(link, acc, io.write_bytes * factor))
+            elif io.write_bytes:
                 flows.append(acc.write(io.write_bytes * factor, f"{io.role}_write"))
             if io.ops:
                 if acc.iops is None:
@@ -302,11 +368,15 @@ class _Builder:
 
     def add(self, st: StageSpec, pl: StagePlacement, deps: tuple[int, ...], factor: float, label: str) -> int:
         tid = len(self.tasks)
-        pool = self.pool(st.name, pl)
+        if st.link and not self.p.is_cloud:
+            pl = replace(pl, node_type=self.p.node_type().name, nodes=1, policy="dynamic", queue_wait_s=0.0)
+            pool = self.transfer_pool(st.name)
+        else:
+            pool = self.pool(st.name, pl)
         nt = self.p.node_type(pl.node_type)
         slot = None
-        count = self._per_pool.get(pool, 0)
-        self._per_pool[pool] = count + 1
+        count = self._per_stage.get(st.name, 0)  # task i of a stage goes to node i mod nodes, decided beforehand
+        self._per_stage[st.name] = count + 1
         if pl.policy == "static":
             slot = count % self.pools[pool].nodes
         threads = effective_threads(self.p, nt, st.usable_threads)
@@ -325,8 +395,15 @@ class _Builder:
         """What task ``tid`` writes to its output role for ``st``, held there to the end of the run."""
         out = role_tiers(self.sc, pl)["output"]
         written = sum(io.write_bytes for io in st.role_io() if io.role == "output") * factor
-        if written and out is not None:
-            self.objects.append(DataObject(out.name, written, tid, None, False, f"{label} output"))
+        if not written or out is None:
+            return
+        if st.link and out.scope == "per_volume":  # a fresh volume while it is written, then its snapshot
+            self.objects.append(DataObject(out.name, written, tid, tid, True, f"{label} volume"))
+            snap = next((t.name for t in self.p.storage if t.kind == "snapshot"), None)
+            if snap is not None:
+                self.objects.append(DataObject(snap, written, tid, None, False, f"{label} snapshot"))
+            return
+        self.objects.append(DataObject(out.name, written, tid, None, False, f"{label} output"))
 
     def extend(self, tid: int, st: StageSpec, pl: StagePlacement, factor: float, label: str) -> None:
         """Task ``tid`` runs ``st``'s phases (placed as the task is, at ``pl``) after its own, on the same node:
@@ -399,20 +476,31 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
     for st in topological_stages(w.stages):
         n = task_count(st, w)
         factors = size_factors(st, n, scenario.seed)
-        deps = _deps(st, n, ids, b, barriers)
         if st.dependency == "continues":
-            up = st.depends_on[0]
+            up = st.depends_on[0] if st.depends_on else ""
             own = next((i for i, p in enumerate(scenario.placements) if p.stage == st.name), None)
             if own is not None:
                 raise ValueError(f"placements[{own}]: stage {st.name!r} continues the tasks of {up!r} on their "
                                  f"nodes, so it is placed where {up!r} is; remove its placement")
-            pl = placed[st.name] = placed[up]
-            for i, tid in enumerate(ids[up]):
-                b.extend(tid, st, pl, factors[i], f"{st.name} {i}")
+            pl = placed[st.name] = placed.get(up) or stage_placement(scenario, st.name)
+            chunks = work_chunks(st, w, pl)
+            _deps(st, n * len(chunks), ids, b, barriers)  # checks the counts
+            work = [factors[i] * k for i in range(n) for k in chunks]
+            for i, (tid, factor) in enumerate(zip(ids[up], work, strict=True)):
+                b.extend(tid, st, pl, factor, f"{st.name} {i}")
             ids[st.name] = ids[up]
             continue
         pl = placed[st.name] = stage_placement(scenario, st.name)
-        ids[st.name] = [b.add(st, pl, tuple(deps[i]), factors[i], f"{st.name} {i}") for i in range(n)]
+        chunks = work_chunks(st, w, pl)
+        deps = _deps(st, n, ids, b, barriers)
+        tids = []
+        for i in range(n):
+            first = 0
+            for k in chunks:
+                label = f"{st.name} {i}" if len(chunks) == 1 else f"{st.name} {i} items {first}..{first + k - 1}"
+                tids.append(b.add(st, pl, tuple(deps[i]), factors[i] * k, label))
+                first += k
+        ids[st.name] = tids
     graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))
     return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, (), b.labels)
 
@@ -453,6 +541,13 @@ def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
                                                                 f"request size (e.g. 64 KiB): it sets the IOPS cost"))
         if st.reference_speed <= 0 or not math.isfinite(st.reference_speed):
             errors.append((f"{at}.reference_speed", "must be a positive number"))
+        if st.link and st.link not in LINKS:
+            errors.append((f"{at}.link", f"unknown link {st.link!r}; one of {', '.join(LINKS)}"))
+        if st.work_items:
+            try:
+                task_count(replace(st, tasks_per=st.work_items), w)
+            except ValueError as exc:
+                errors.append((f"{at}.work_items", str(exc).replace("tasks_per", "work_items")))
         cap = st.max_read_bytes_per_s
         if cap is not None and (not math.isfinite(cap) or cap <= 0):
             errors.append((f"{at}.max_read_rate", "must be a positive rate (e.g. 100 MB/s)"))
@@ -460,8 +555,8 @@ def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
             try:
                 size_factors(st, counts[st.name], 0)
             except ValueError as exc:
-                field = "size_values" if st.size_distribution == "list" else (
-                    "size_sigma" if st.size_distribution == "lognormal" else "size_distribution")
+                field = {"list": "size_values", "lognormal": "size_sigma", "spread": "size_mean"}.get(
+                    st.size_distribution, "size_distribution")
                 errors.append((f"{at}.{field}", str(exc)))
     if errors:
         return errors

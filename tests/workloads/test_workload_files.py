@@ -108,6 +108,10 @@ stages:
       n_tasks: {value: 3, unit: "", source: {kind: assumption, reason: three days}}
       input_read_bytes: {value: 10, unit: GB, source: {kind: assumption, reason: an example}}
       max_read_rate: {value: 100, unit: MB/s, source: {kind: assumption, reason: the application's read ceiling}}
+      size_distribution: {value: spread, unit: "", source: {kind: assumption, reason: days of one size here}}
+      size_mean: {value: 10, unit: GB, source: {kind: assumption, reason: an example}}
+      size_min: {value: 10, unit: GB, source: {kind: assumption, reason: an example}}
+      size_max: {value: 10, unit: GB, source: {kind: assumption, reason: an example}}
   - name: regrid
     facts:
       n_tasks: {value: 3, unit: "", source: {kind: assumption, reason: one per day}}
@@ -124,6 +128,7 @@ def test_a_stage_continuing_another_with_a_read_ceiling_imports_exports_and_runs
     workload = Workload.objects.get(slug="select-then-regrid")
     spec = workload_spec(workload)
     assert spec.stages[0].max_read_bytes_per_s == 100e6 and spec.stages[1].dependency == "continues"
+    assert (spec.stages[0].size_distribution, spec.stages[0].size_mean) == ("spread", 10e9)
     assert list(_schema().iter_errors(workload_entry(workload))) == []
     fornax = platform_spec(Platform.objects.get(slug="fornax"))  # no per-client cap of its own
     placement = StagePlacement("select", nodes=3, policy="dynamic", queue_wait_s=0.0)
