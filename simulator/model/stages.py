@@ -239,6 +239,7 @@ class _Builder:
         self.labels: dict[int, str] = {}
         self.queue_wait_s = 0.0
         self._per_stage: dict[str, int] = {}
+        self.volumes: dict[int, float] = {}  # a task that wrote fresh volumes over a link -> their bytes
         self._first_wait: dict[str, float] = {}  # per-job pools: the shortest wait of their jobs
 
     def pool(self, stage: str, pl: StagePlacement) -> str:
@@ -385,11 +386,35 @@ class _Builder:
         dispatch = self.p.scheduler.dispatch_overhead_s
         if self.pools[pool].per_job and dispatch > 0:
             phases = (Phase("dispatch", overhead_s=dispatch),) + phases
+        phases = self.restore_volumes(pl, tid, deps, label) + phases
         self.tasks.append(Task(tid, st.name, phases, deps, pool, threads, float(st.peak_memory_bytes), slot,
                                queue_s))
         self.labels[tid] = label
         self.hold_output(st, pl, tid, factor, label)
+        self.hold_scratch(st, pl, tid, factor, label)
         return tid
+
+    def restore_volumes(self, pl: StagePlacement, tid: int, deps: tuple[int, ...], label: str) -> tuple[Phase, ...]:
+        """A task reading its input from a per-volume tier that upstream tasks filled over a link restores their
+        volume from its snapshot first (the tier's ``snapshot_restore_time``) and holds it while it runs."""
+        tin = role_tiers(self.sc, pl)["input"]
+        filled = [self.volumes[d] for d in deps if d in self.volumes]
+        if tin is None or tin.scope != "per_volume" or not filled:
+            return ()
+        self.objects.append(DataObject(tin.name, sum(filled), tid, tid, True, f"{label} volume"))
+        restore = tin.snapshot_restore_seconds
+        return (Phase("volume_from_snapshot", overhead_s=restore),) if restore else ()
+
+    def hold_scratch(self, st: StageSpec, pl: StagePlacement, tid: int, factor: float, label: str) -> None:
+        """What a staging task copies onto scratch (its inputs, its outputs) sits there while the task runs."""
+        if not (pl.stage_in or pl.stage_out) or not self.p.storage:
+            return
+        roles = stage_tiers(self.p, pl)
+        io = st.role_io()
+        held = (sum(x.read_bytes for x in io if x.role == "input") * factor if roles.stage_in else 0.0) + (
+            sum(x.write_bytes for x in io if x.role == "output") * factor if roles.stage_out else 0.0)
+        if held and roles.scratch is not None:
+            self.objects.append(DataObject(roles.scratch.name, held, tid, tid, True, f"{label} scratch"))
 
     def hold_output(self, st: StageSpec, pl: StagePlacement, tid: int, factor: float, label: str) -> None:
         """What task ``tid`` writes to its output role for ``st``, held there to the end of the run."""
@@ -398,6 +423,7 @@ class _Builder:
         if not written or out is None:
             return
         if st.link and out.scope == "per_volume":  # a fresh volume while it is written, then its snapshot
+            self.volumes[tid] = self.volumes.get(tid, 0.0) + written
             self.objects.append(DataObject(out.name, written, tid, tid, True, f"{label} volume"))
             snap = next((t.name for t in self.p.storage if t.kind == "snapshot"), None)
             if snap is not None:
@@ -415,6 +441,7 @@ class _Builder:
                                max(t.cores, threads), max(t.memory_bytes, float(st.peak_memory_bytes)), t.slot,
                                t.queue_s)
         self.hold_output(st, pl, tid, factor, label)
+        self.hold_scratch(st, pl, tid, factor, label)
 
     def barrier(self, upstream: str, ids: list[int]) -> int:
         tid = len(self.tasks)
@@ -468,6 +495,10 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
     w = as_general(scenario.workload)
     if not w.stages:
         raise ValueError(f"workload {w.slug!r} has no stages")
+    if not scenario.include_copy:  # the data is already there: leave out the stages bringing it over a link
+        gone = {st.name for st in w.stages if st.link}
+        w = replace(w, stages=tuple(replace(st, depends_on=tuple(d for d in st.depends_on if d not in gone))
+                                    for st in w.stages if st.name not in gone))
     scenario = replace(scenario, workload=w)
     b = _Builder(scenario, rng or random.Random(scenario.seed))
     ids: dict[str, list[int]] = {}

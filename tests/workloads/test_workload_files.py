@@ -14,6 +14,7 @@ from apps.scenarios.adapters import platform_spec, workload_spec
 from apps.workloads.catalogue import CatalogueError
 from apps.workloads.files import SCHEMA_PATH, import_workloads, workload_entry
 from apps.workloads.models import Workload, WorkloadStage
+from simulator.model.catalogue import workload_from_dict
 from simulator.model.simulate import simulate
 from simulator.model.specs import ScenarioSpec, StagePlacement
 from simulator.model.stages import size_factors
@@ -221,3 +222,12 @@ def test_a_file_imports_into_a_workspace_for_its_editor_and_is_refused_for_a_vie
     with pytest.raises(CommandError, match=r"pipeline\.yaml: \$\.stages\[2\]\.facts\.output_write_bytes"):
         call_command("import_workload", str(path), "--workspace", space.slug)
     assert mine.stages.get(name="summary").cpu_seconds == 45
+
+
+def test_the_chiles_record_of_the_general_model_validates_and_imports_unchanged(catalogue, settings):
+    path = settings.BASE_DIR / "fixtures" / "workloads" / "chiles-epoch1-stages.json"
+    data = json.loads(path.read_text())
+    assert list(_schema().iter_errors(data)) == []
+    import_workloads(path)
+    stored = workload_spec(Workload.objects.get(slug="chiles-epoch1-stages"))
+    assert stored.stages == workload_from_dict(data).stages
