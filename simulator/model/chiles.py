@@ -124,11 +124,13 @@ class BuiltGraph:
 class WaitDraw:
     """One queue wait of a build: pool ``pool`` waits ``fixed_s`` (the placement's own wait) or, when that is
     ``None``, a wait drawn from the scheduler's distribution; ``allocation``: the wait of the one allocation every
-    batch stage shares (it is the run's wait), else one stage's (the run waits for the longest)."""
+    batch stage shares (it is the run's wait), else one stage's (the run waits for the longest).  The pool starts
+    ``extra_s`` after its wait (the scheduler dispatching its job), which is not part of the run's wait."""
 
     pool: str
     fixed_s: float | None
     allocation: bool
+    extra_s: float = 0.0
 
 
 # --------------------------------------------------------------------------------------- sizes

@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from simulator.graph import Flow, Phase, Task, TaskGraph
 
-from .chiles import BuiltGraph, DataObject, PoolInfo
+from .chiles import BuiltGraph, DataObject, PoolInfo, WaitDraw
 from .placement import (
     effective_threads,
     make_pool,
@@ -240,6 +240,8 @@ class _Builder:
         self.queue_wait_s = 0.0
         self._per_stage: dict[str, int] = {}
         self.volumes: dict[int, float] = {}  # a task that wrote fresh volumes over a link -> their bytes
+        self.wait_draws: list[WaitDraw] = []  # the pools' queue waits, in the order they were drawn
+        self.seeded = False  # the graph depends on the seed beyond the pools' queue waits
         self._first_wait: dict[str, float] = {}  # per-job pools: the shortest wait of their jobs
 
     def pool(self, stage: str, pl: StagePlacement) -> str:
@@ -259,7 +261,10 @@ class _Builder:
             if not self.p.is_cloud:
                 wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(sched.queue_wait, self.rng)
                 self.queue_wait_s = max(self.queue_wait_s, wait)
+                self.wait_draws.append(WaitDraw(name, pl.queue_wait_s, False, sched.dispatch_overhead_s))
             wait += sched.dispatch_overhead_s  # the one job of the allocation is dispatched once
+        if per_job:
+            self.seeded = True  # each job draws its own wait as its task is added
         self.pools[name] = make_pool(name, pl.policy, nt, pl.nodes, queue_wait_s=wait,
                                      launch_interval_s=pl.launch_interval_s, slots=slots, per_job=per_job,
                                      max_running=sched.max_running_jobs if per_job else None)
@@ -507,6 +512,7 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
     for st in topological_stages(w.stages):
         n = task_count(st, w)
         factors = size_factors(st, n, scenario.seed)
+        b.seeded = b.seeded or st.size_distribution == "lognormal"
         if st.dependency == "continues":
             up = st.depends_on[0] if st.depends_on else ""
             own = next((i for i, p in enumerate(scenario.placements) if p.stage == st.name), None)
@@ -533,7 +539,9 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
                 first += k
         ids[st.name] = tids
     graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))
-    return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, (), b.labels)
+    # a graph whose only draws are its pools' queue waits is built once for many seeds (simulate.prepare)
+    return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, (), b.labels,
+                      None if b.seeded else tuple(b.wait_draws))
 
 
 def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
