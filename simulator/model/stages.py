@@ -252,6 +252,8 @@ class _Builder:
         slots = slots_per_node(nt, pl)
         per_job = submission(self.p, pl) == "job_per_task"
         key = (nt.name, pl.policy, pl.nodes, pricing, pl.launch_interval_s, pl.queue_wait_s, slots, per_job)
+        if not self.sc.single_allocation and not self.p.is_cloud and pl.policy != "elastic":
+            key += (stage,)  # one allocation per stage, even for stages placed alike
         if key in self.pool_of:
             return self.pool_of[key]
         name = nt.name if nt.name not in self.pools else f"{nt.name} ({stage})"
@@ -372,7 +374,8 @@ class _Builder:
                                        sum(x.write_bytes for x in io if x.role == "output") * factor)
         return before + (compute,) + after
 
-    def add(self, st: StageSpec, pl: StagePlacement, deps: tuple[int, ...], factor: float, label: str) -> int:
+    def add(self, st: StageSpec, pl: StagePlacement, deps: tuple[int, ...], factor: float, label: str,
+            present: float = 0.0) -> int:
         tid = len(self.tasks)
         if st.link and not self.p.is_cloud:
             pl = replace(pl, node_type=self.p.node_type().name, nodes=1, policy="dynamic", queue_wait_s=0.0)
@@ -391,7 +394,7 @@ class _Builder:
         dispatch = self.p.scheduler.dispatch_overhead_s
         if self.pools[pool].per_job and dispatch > 0:
             phases = (Phase("dispatch", overhead_s=dispatch),) + phases
-        phases = self.restore_volumes(pl, tid, deps, label) + phases
+        phases = self.restore_volumes(pl, tid, deps, label, present) + phases
         self.tasks.append(Task(tid, st.name, phases, deps, pool, threads, float(st.peak_memory_bytes), slot,
                                queue_s))
         self.labels[tid] = label
@@ -399,16 +402,18 @@ class _Builder:
         self.hold_scratch(st, pl, tid, factor, label)
         return tid
 
-    def restore_volumes(self, pl: StagePlacement, tid: int, deps: tuple[int, ...], label: str) -> tuple[Phase, ...]:
+    def restore_volumes(self, pl: StagePlacement, tid: int, deps: tuple[int, ...], label: str,
+                        present: float = 0.0) -> tuple[Phase, ...]:
         """A task reading its input from a per-volume tier that upstream tasks filled over a link restores their
-        volume from its snapshot first (the tier's ``snapshot_restore_time``) and holds it while it runs."""
+        volume from its snapshot first (the tier's ``snapshot_restore_time``) and holds it while it runs; with the
+        link's stage left out (the data already there, ``present`` bytes of it) it holds that volume only."""
         tin = role_tiers(self.sc, pl)["input"]
         filled = [self.volumes[d] for d in deps if d in self.volumes]
-        if tin is None or tin.scope != "per_volume" or not filled:
+        if tin is None or tin.scope != "per_volume" or not (filled or present):
             return ()
-        self.objects.append(DataObject(tin.name, sum(filled), tid, tid, True, f"{label} volume"))
+        self.objects.append(DataObject(tin.name, sum(filled) + present, tid, tid, True, f"{label} volume"))
         restore = tin.snapshot_restore_seconds
-        return (Phase("volume_from_snapshot", overhead_s=restore),) if restore else ()
+        return (Phase("volume_from_snapshot", overhead_s=restore),) if restore and filled else ()
 
     def hold_scratch(self, st: StageSpec, pl: StagePlacement, tid: int, factor: float, label: str) -> None:
         """What a staging task copies onto scratch (its inputs, its outputs) sits there while the task runs."""
@@ -500,10 +505,16 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
     w = as_general(scenario.workload)
     if not w.stages:
         raise ValueError(f"workload {w.slug!r} has no stages")
+    upstream = {st.name: st.depends_on for st in w.stages}
+    there: dict[str, list[float]] = {}  # a stage over a link left out -> the bytes each of its tasks would bring
     if not scenario.include_copy:  # the data is already there: leave out the stages bringing it over a link
-        gone = {st.name for st in w.stages if st.link}
-        w = replace(w, stages=tuple(replace(st, depends_on=tuple(d for d in st.depends_on if d not in gone))
-                                    for st in w.stages if st.name not in gone))
+        for st in w.stages:
+            if st.link:
+                n = task_count(st, w)
+                written = sum(io.write_bytes for io in st.role_io() if io.role == "output")
+                there[st.name] = [written * f for f in size_factors(st, n, scenario.seed)]
+        w = replace(w, stages=tuple(replace(st, depends_on=tuple(d for d in st.depends_on if d not in there))
+                                    for st in w.stages if st.name not in there))
     scenario = replace(scenario, workload=w)
     b = _Builder(scenario, rng or random.Random(scenario.seed))
     ids: dict[str, list[int]] = {}
@@ -530,12 +541,15 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
         pl = placed[st.name] = stage_placement(scenario, st.name)
         chunks = work_chunks(st, w, pl)
         deps = _deps(st, n, ids, b, barriers)
+        # one to one on a stage left out: item i's data is already on the input tier (a volume of its own there)
+        present = [there[d] for d in upstream[st.name] if d in there and st.dependency == "one_to_one"
+                   and len(there[d]) == n]
         tids = []
         for i in range(n):
             first = 0
             for k in chunks:
                 label = f"{st.name} {i}" if len(chunks) == 1 else f"{st.name} {i} items {first}..{first + k - 1}"
-                tids.append(b.add(st, pl, tuple(deps[i]), factors[i] * k, label))
+                tids.append(b.add(st, pl, tuple(deps[i]), factors[i] * k, label, sum(p[i] for p in present)))
                 first += k
         ids[st.name] = tids
     graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))

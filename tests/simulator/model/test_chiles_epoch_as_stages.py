@@ -1,7 +1,8 @@
 """CHILES written as data of the general model (``fixtures/workloads/chiles-epoch1-stages.json``) against the CHILES
 builder (``chiles-epoch1``), side by side on every catalogue platform: the epoch with the paper's placements (seeds 0
 and 1: queue waits, WAN throughput and storage performance drawn), and the sequential and parallel runs validation
-makes.  Makespans, stage ends, costs by category, compute hours and GB-months agree within 1 %.
+makes, and the epoch under the run options that act on it (spot interruptions, retention, data already there, one
+allocation per stage).  Makespans, stage ends, costs by category, compute hours and GB-months agree within 1 %.
 
 Known differences, pinned here so that a change shows: the record's SPLIT regrid bytes are the catalogue's rounded
 26.67 GB read and 3.333 GB written per sub-band where the CHILES builder computes 400 GB x 32/480 and x 4/480 (a few
@@ -75,6 +76,22 @@ def test_the_epoch_as_stages_runs_as_the_chiles_builders(platforms, chiles, gene
     _compare(a, b, exempt=(instance_store,))
     if instance_store in a.gb_months:  # CONCAT's staged cubes, counted by the general model only
         assert b.gb_months[instance_store] / a.gb_months[instance_store] == pytest.approx(1.01496, rel=1e-4)
+
+
+@pytest.mark.parametrize("platform, options", [
+    ("aws-sydney", {"spot_interruptions": True, "spot_interruption_rate_per_hour": 0.2}),
+    ("aws-sydney", {"retention_after_run_s": 30 * 86400.0}),
+    ("aws-sydney", {"include_copy": False}),
+    ("magnus", {"include_copy": False}),
+    ("magnus", {"single_allocation": False}),
+])
+def test_the_epochs_run_options_act_on_both_forms_alike(platforms, chiles, general, platform, options):
+    p = platforms[platform]
+    a = simulate(ScenarioSpec(platform=p, workload=chiles, seed=2, **options), record_utilisation=False)
+    b = simulate(ScenarioSpec(platform=p, workload=general, placements=paper_placements(p, chiles), seed=2, **options),
+                 record_utilisation=False)
+    _compare(a, b, exempt=("Instance store (ephemeral SSD)",))
+    assert len(a.notes) == len(b.notes)  # the same spot interruptions
 
 
 @pytest.mark.parametrize("make", [sequential_scenario, parallel_scenario])

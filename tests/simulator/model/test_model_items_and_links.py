@@ -107,3 +107,32 @@ def test_the_workload_check_names_unknown_links_and_work_items():
         StageSpec("c", size_distribution="spread", size_mean=1.0, size_min=2.0)))
     assert [path for path, _ in check_workload(w)] == ["stages[0].facts.link", "stages[1].facts.work_items",
                                                         "stages[2].facts.size_mean"]
+
+
+@pytest.mark.parametrize("include_copy", [True, False])
+def test_a_stage_reading_the_links_fresh_volumes_restores_them_or_finds_the_data_there(platforms, include_copy):
+    p = platforms["aws-sydney"]
+    piops = "EBS Provisioned IOPS (SSD)"  # snapshot_restore_time 3 s
+    copy = StageSpec("copy", n_tasks=2, link="wan", io=(RoleIO("output", write_bytes=1 * GB),))
+    work = StageSpec("work", n_tasks=2, depends_on=("copy",), dependency="one_to_one", cpu_seconds=10.0,
+                     io=(RoleIO("input", read_bytes=0.5 * GB),))
+    pls = (StagePlacement("copy", "m3.medium", 2, None, piops, "on_demand", "dynamic"),
+           StagePlacement("work", "m3.medium", 2, piops, piops, "on_demand", "elastic"))
+    built = build_stages(_scenario(p, [copy, work], pls, include_copy=include_copy))
+    tasks = [t for t in built.graph.tasks if t.stage == "work"]
+    assert len(built.graph.tasks) == (4 if include_copy else 2)
+    assert [ph.name for ph in tasks[0].phases] == (["volume_from_snapshot", "compute"] if include_copy else ["compute"])
+    if include_copy:
+        assert tasks[0].phases[0].overhead_s == 3.0
+    volumes = [(o.bytes, o.created_by, o.deleted_by, o.at_start) for o in built.data_objects
+               if o.tier == piops and o.created_by in {t.id for t in tasks}]
+    assert volumes == [(1 * GB, t.id, t.id, True) for t in tasks]  # each holds its day's volume while it runs
+
+
+@pytest.mark.parametrize("single_allocation, pools", [(True, 1), (False, 2)])
+def test_without_a_single_allocation_each_stage_queues_for_its_own(platforms, single_allocation, pools):
+    stages = [StageSpec("a", n_tasks=2, cpu_seconds=1.0), StageSpec("b", n_tasks=2, cpu_seconds=1.0,
+                                                                    depends_on=("a",))]
+    pls = [StagePlacement(s, "xc40-compute", 2, LUSTRE, LUSTRE, "node_hour", "static") for s in ("a", "b")]
+    built = build_stages(_scenario(platforms["magnus"], stages, pls, single_allocation=single_allocation))
+    assert len(built.graph.pools) == pools and len(built.wait_draws) == pools  # one queue-wait draw each
