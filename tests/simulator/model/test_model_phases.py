@@ -84,3 +84,17 @@ def test_the_workload_check_names_the_fact_at_fault():
     w = WorkloadSpec("w", template="stages", stages=w.stages[:2] + (
         StageSpec("b", n_tasks=2, depends_on=("a", "x"), dependency="continues"), w.stages[3]))
     assert [path for path, _ in check_workload(w)] == ["stages[2].facts.depends_on", "stages[3].facts.dependency"]
+
+
+def test_a_continuing_stage_follows_each_chunk_of_a_stage_whose_work_comes_in_items(platforms):
+    stages = [StageSpec("cut", tasks_per="days", work_items="bands", io=(RoleIO("input", read_bytes=1e9),)),
+              StageSpec("regrid", tasks_per="days", work_items="bands", depends_on=("cut",), dependency="continues",
+                        cpu_seconds=2.0)]
+    w = WorkloadSpec("w", template="stages", parameters={"days": 2, "bands": 5}, stages=tuple(stages))
+    pl = StagePlacement("cut", "xc40-compute", 2, LUSTRE, LUSTRE, "node_hour", "dynamic", queue_wait_s=0.0,
+                        subbands_per_task=2)
+    g = build_stages(ScenarioSpec(platform=platforms["magnus"], workload=w, placements=(pl,))).graph
+    cut = [t for t in g.tasks if t.stage == "cut"]
+    # 2 + 2 + 1 bands a day: each chunk reads its bands' bytes, then regrids them
+    assert [(t.phases[0].flows[0].amount, t.phases[1].cpu_seconds) for t in cut] == [
+        (2e9, 4.0), (2e9, 4.0), (1e9, 2.0)] * 2
