@@ -42,7 +42,7 @@ from simulator.model.specs import (
     StagePlacement,
     WorkloadSpec,
 )
-from simulator.model.stages import as_general, default_placement, task_count
+from simulator.model.stages import as_general, default_placement, task_count, work_chunks
 from simulator.units import CURRENCIES, CURRENCY
 
 __all__ = [
@@ -550,8 +550,10 @@ def estimate(spec: ScenarioSpec) -> Estimate:
         tasks = days * (1 + math.ceil(subbands / per_task)) + subbands + groups + 1
     else:
         g = as_general(w)
-        try:
-            counts = [task_count(s, g) for s in g.stages]
+        placed = {p.stage: p for p in spec.placements}
+        try:  # a stage whose work comes in items runs one task per chunk of them
+            counts = [task_count(s, g) * len(work_chunks(s, g, placed.get(s.name) or StagePlacement(s.name)))
+                      for s in g.stages]
         except ValueError:
             counts = [1 for _ in g.stages]  # the build names the bad count
         tasks = float(sum(max(1, c) for c in counts)) + len(g.stages)

@@ -15,7 +15,7 @@ from apps.core.labels import readable
 from apps.core.models import CatalogueModel
 from apps.core.provenance import describe_source, short_source, source_errors
 from apps.workloads.schemas import STAGE_NAMES, TEMPLATES
-from simulator.model.specs import ACCESS_PATTERNS, DEPENDENCY_KINDS, ROLES, SIZE_DISTRIBUTIONS
+from simulator.model.specs import ACCESS_PATTERNS, DEPENDENCY_KINDS, LINKS, ROLES, SIZE_DISTRIBUTIONS
 
 __all__ = ["Workload", "WorkloadStage", "ReferenceObservation"]
 
@@ -128,6 +128,13 @@ class WorkloadStage(CatalogueModel):
         "size_distribution",
         "size_values",
         "size_sigma",
+        "max_read_rate",
+        "size_mean",
+        "size_min",
+        "size_max",
+        "size_reference",
+        "work_items",
+        "link",
         *(f"{role}_{what}" for role in ROLES for what in ("read_bytes", "write_bytes", "pattern", "request_bytes")),
     )
 
@@ -156,6 +163,15 @@ class WorkloadStage(CatalogueModel):
                                          choices=[(k, k) for k in SIZE_DISTRIBUTIONS])
     size_values = models.JSONField("size of each task (multiplier)", default=list, blank=True)
     size_sigma = QuantityField("log-sigma of lognormal sizes", dimension="scalar")
+    max_read_rate = QuantityField("the task's own ceiling on its read rate", dimension="bandwidth",
+                                  strictly_positive=True)
+    size_mean = QuantityField("mean data size of a task (spread)", dimension="bytes", strictly_positive=True)
+    size_min = QuantityField("smallest data size of a task (spread)", dimension="bytes", strictly_positive=True)
+    size_max = QuantityField("largest data size of a task (spread)", dimension="bytes", strictly_positive=True)
+    size_reference = QuantityField("data size the demands are given for (spread)", dimension="bytes",
+                                   strictly_positive=True)
+    work_items = models.CharField("each task's work is this parameter's number of items", max_length=60, blank=True)
+    link = models.CharField("brings its data in over", max_length=20, blank=True, choices=[(k, k) for k in LINKS])
     input_read_bytes = QuantityField("input read per task", dimension="bytes")
     input_write_bytes = QuantityField("input written per task", dimension="bytes")
     input_pattern = models.CharField("input access", max_length=20, blank=True, choices=_PATTERNS)

@@ -260,7 +260,7 @@ _STAGE_KEYS = {
 }
 
 
-_TEXT_STAGE_KEYS = ("tasks_per", "dependency", "size_distribution")
+_TEXT_STAGE_KEYS = ("tasks_per", "dependency", "size_distribution", "work_items", "link")
 
 
 def _role_io(f: dict[str, Any]) -> tuple[RoleIO, ...]:
@@ -295,6 +295,11 @@ def stage_from_dict(s: dict[str, Any]) -> StageSpec:
         v = fact_value(f, key)
         if v:
             kwargs[key] = str(v)
+    for key, dst in (("max_read_rate", "max_read_bytes_per_s"), ("size_mean", "size_mean"), ("size_min", "size_min"),
+                     ("size_max", "size_max"), ("size_reference", "size_reference")):
+        v = fact_value(f, key)
+        if v is not None:
+            kwargs[dst] = float(v)
     values = fact_value(f, "size_values")
     if values:
         kwargs["size_values"] = tuple(float(v) for v in values)

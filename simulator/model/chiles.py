@@ -30,6 +30,7 @@ from simulator.graph import Phase, PoolSpec, ResourceSpec, Task, TaskGraph
 
 from .placement import effective_threads, make_pool, nic_resource, tier_access, tier_resources, wan_resource
 from .queue import sample_queue_wait
+from .sizes import spread_sizes
 from .specs import PlatformSpec, ScenarioSpec, StagePlacement, StorageSpec, WorkloadSpec
 
 __all__ = [
@@ -123,11 +124,13 @@ class BuiltGraph:
 class WaitDraw:
     """One queue wait of a build: pool ``pool`` waits ``fixed_s`` (the placement's own wait) or, when that is
     ``None``, a wait drawn from the scheduler's distribution; ``allocation``: the wait of the one allocation every
-    batch stage shares (it is the run's wait), else one stage's (the run waits for the longest)."""
+    batch stage shares (it is the run's wait), else one stage's (the run waits for the longest).  The pool starts
+    ``extra_s`` after its wait (the scheduler dispatching its job), which is not part of the run's wait."""
 
     pool: str
     fixed_s: float | None
     allocation: bool
+    extra_s: float = 0.0
 
 
 # --------------------------------------------------------------------------------------- sizes
@@ -146,31 +149,7 @@ def day_sizes(workload: WorkloadSpec) -> list[float]:
     mean = float(workload.param("day_size_mean"))
     lo = float(workload.param("day_size_min", mean))
     hi = float(workload.param("day_size_max", mean))
-    if n == 1 or hi <= lo:
-        return [mean] * n
-    grid = [i / (n - 1) for i in range(n)]
-    target = (mean - lo) / (hi - lo)
-
-    def mean_of(g: float) -> float:
-        return sum(u**g for u in grid) / n
-
-    a, b = 1e-3, 1e3
-    for _ in range(200):  # bisection: mean_of decreases with g
-        m = math.sqrt(a * b)
-        if mean_of(m) > target:
-            a = m
-        else:
-            b = m
-    g = math.sqrt(a * b)
-    sizes = sorted((lo + (hi - lo) * u**g for u in grid), reverse=True)
-    order: list[float] = []
-    i, j = 0, len(sizes) - 1
-    while i <= j:
-        order.append(sizes[i])
-        if i != j:
-            order.append(sizes[j])
-        i, j = i + 1, j - 1
-    return order
+    return spread_sizes(n, mean, lo, hi)
 
 
 def n_subbands(workload: WorkloadSpec) -> int:

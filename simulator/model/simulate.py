@@ -167,8 +167,8 @@ class Model:
     draws (queue waits, WAN throughput, storage performance, spot interruptions) before the engine runs."""
 
     scenario: ScenarioSpec
-    #: the graph built once, its queue waits to be drawn again per seed; None: built again for every seed (the
-    #: general template draws its task sizes in the build)
+    #: the graph built once, its queue waits to be drawn again per seed; None: built again for every seed (a
+    #: general-model build that draws lognormal task sizes or one queue wait per job)
     built: BuiltGraph | None
     scatter: _Scatter | None
     demands: ChilesDemands | None = None
@@ -184,7 +184,7 @@ class Model:
         for d in self.built.wait_draws:
             wait = d.fixed_s if d.fixed_s is not None else sample_queue_wait(spec, rng)
             run_wait = wait if d.allocation else max(run_wait, wait)
-            pools[d.pool] = replace(pools[d.pool], queue_wait_s=float(wait))
+            pools[d.pool] = replace(pools[d.pool], queue_wait_s=float(wait) + d.extra_s)
         graph = replace(self.built.graph, pools=tuple(pools.values()))
         return replace(self.built, graph=graph, queue_wait_s=run_wait)
 
@@ -195,12 +195,9 @@ class Model:
 
 def prepare(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, **build_kwargs) -> Model:
     """Build ``scenario``'s model once for replications that differ only by seed (:meth:`Model.simulate`)."""
-    built = None
-    graph = None
-    if scenario.workload.template == "chiles":
-        built = build(scenario, demands=demands, rng=random.Random(scenario.seed), **build_kwargs)
-        built = None if built.wait_draws is None else built
-        graph = built.graph if built is not None else None
+    built = build(scenario, demands=demands, rng=random.Random(scenario.seed), **build_kwargs)
+    built = None if built.wait_draws is None else built  # None: the build draws more than queue waits
+    graph = built.graph if built is not None else None
     scatter = _Scatter(graph, {t.name: t.performance_cv for t in scenario.platform.storage}) if graph else None
     return Model(scenario, built, scatter, demands, build_kwargs)
 

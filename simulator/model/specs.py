@@ -26,6 +26,7 @@ __all__ = [
     "ACCESS_PATTERNS",
     "DEPENDENCY_KINDS",
     "SIZE_DISTRIBUTIONS",
+    "LINKS",
     "WorkloadSpec",
     "StagePlacement",
     "ScenarioSpec",
@@ -40,10 +41,13 @@ PRICING_MODELS = ("on_demand", "spot", "node_hour", "none")
 #: storage roles a stage reads and writes; a scenario's placement maps each to a tier of the platform
 ROLES = ("input", "scratch", "output")
 ACCESS_PATTERNS = ("sequential", "random")
-#: how the tasks of a stage wait for those of a stage it depends on
-DEPENDENCY_KINDS = ("all", "one_to_one", "grouped")
+#: how the tasks of a stage wait for those of a stage it depends on (``continues``: task i is further phases of
+#: the upstream stage's task i, run in that task on its node)
+DEPENDENCY_KINDS = ("all", "one_to_one", "grouped", "continues")
 #: how one task's size (a multiplier of the stage's per-task demands) varies across the stage's tasks
-SIZE_DISTRIBUTIONS = ("fixed", "list", "lognormal")
+SIZE_DISTRIBUTIONS = ("fixed", "list", "lognormal", "spread")
+#: links a stage can bring its data in over
+LINKS = ("wan",)
 
 
 @dataclass(frozen=True)
@@ -223,9 +227,13 @@ class StageSpec:
     output role, ``random_*_ops`` on the input tier's IOPS), as CHILES does.  Task ``i``'s
     CPU and bytes are multiplied by its size factor (``size_distribution``: ``fixed`` = 1,
     ``list`` = ``size_values[i]``, ``lognormal`` = mean 1 and log-sigma ``size_sigma``,
-    drawn from the scenario seed).  ``dependency`` applies to every stage in
+    drawn from the scenario seed, ``spread`` = the i-th of sizes with a known mean, min and max over
+    ``size_reference``).  ``dependency`` applies to every stage in
     ``depends_on``: ``all`` (wait for every task), ``one_to_one`` (task i waits for task i)
-    or ``grouped`` (task i waits for tasks ``i*group_size`` .. ``(i+1)*group_size - 1``)."""
+    or ``grouped`` (task i waits for tasks ``i*group_size`` .. ``(i+1)*group_size - 1``); ``continues`` (one
+    upstream stage, equal counts) makes task i further phases of upstream task i, run in that task on its node
+    after its phases.  ``max_read_bytes_per_s`` is the application's own ceiling on each of a task's reads
+    (whatever the tier would give), ``None`` for none."""
 
     name: str
     seq_read_bytes: float = 0.0
@@ -247,6 +255,19 @@ class StageSpec:
     size_distribution: str = "fixed"
     size_values: tuple[float, ...] = ()
     size_sigma: float = 0.0
+    max_read_bytes_per_s: float | None = None
+    #: ``spread``: the tasks' data sizes have exactly this mean, smallest and largest value; the demands are for a
+    #: task of ``size_reference`` (default: the mean), so task i's multiplier is its size / the reference
+    size_mean: float | None = None
+    size_min: float | None = None
+    size_max: float | None = None
+    size_reference: float | None = None
+    #: a parameter counting the items each task's work is made of (demands are per item); a placement's
+    #: ``subbands_per_task`` (items per task) splits each task into tasks of at most that many items
+    work_items: str = ""
+    #: ``wan``: the stage brings its data in over the platform's WAN link (its writes cross the link; on a cluster
+    #: or HPC centre it runs on the centre's data-transfer node); "" for none
+    link: str = ""
 
     def role_io(self) -> tuple[RoleIO, ...]:
         """Per-role demands of one task: ``io``, or the legacy fields expressed as roles."""

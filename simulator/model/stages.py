@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from simulator.graph import Flow, Phase, Task, TaskGraph
 
-from .chiles import BuiltGraph, DataObject, PoolInfo
+from .chiles import BuiltGraph, DataObject, PoolInfo, WaitDraw
 from .placement import (
     effective_threads,
     make_pool,
@@ -36,11 +36,14 @@ from .placement import (
     submission,
     tier_access,
     tier_resources,
+    wan_resource,
 )
 from .queue import sample_queue_wait
+from .sizes import spread_sizes
 from .specs import (
     ACCESS_PATTERNS,
     DEPENDENCY_KINDS,
+    LINKS,
     ROLES,
     SIZE_DISTRIBUTIONS,
     ScenarioSpec,
@@ -55,6 +58,7 @@ __all__ = [
     "build_stages",
     "as_general",
     "task_count",
+    "work_chunks",
     "size_factors",
     "topological_stages",
     "default_placement",
@@ -129,6 +133,18 @@ def task_count(st: StageSpec, workload: WorkloadSpec) -> int:
     return int(n)
 
 
+def work_chunks(st: StageSpec, workload: WorkloadSpec, pl: StagePlacement) -> list[int]:
+    """The items of each task made of one item of ``tasks_per`` (``[1]`` for a stage without ``work_items``): all
+    of them in one task, or chunks of the placement's ``subbands_per_task`` items (the last one what is left)."""
+    if not st.work_items:
+        return [1]
+    items = task_count(replace(st, tasks_per=st.work_items), workload)
+    per = int(pl.subbands_per_task or items)
+    if per < 1:
+        raise ValueError(f"stage {st.name!r}: items per task must be at least 1, not {per}")
+    return [min(per, items - c) for c in range(0, items, per)]
+
+
 def _stage_rng(seed: int, stage: str) -> random.Random:
     """A generator for one stage's sizes: a function of the scenario seed and the stage name only, so
     adding a stage or a queue-wait draw elsewhere leaves this stage's sizes unchanged."""
@@ -151,11 +167,29 @@ def size_factors(st: StageSpec, n: int, seed: int) -> list[float]:
         if any(not math.isfinite(v) or v < 0 for v in st.size_values):
             raise ValueError(f"stage {st.name!r}: size_values must be finite and not negative")
         return [float(v) for v in st.size_values]
+    if kind == "spread":
+        return _spread_factors(st, n)
     sigma = float(st.size_sigma)
     if not math.isfinite(sigma) or sigma < 0:
         raise ValueError(f"stage {st.name!r}: size_sigma must be 0 or more, not {sigma:g}")
     rng = _stage_rng(seed, st.name)
     return [math.exp(rng.gauss(-sigma * sigma / 2.0, sigma)) for _ in range(n)]
+
+
+def _spread_factors(st: StageSpec, n: int) -> list[float]:
+    """``spread`` sizes (:func:`simulator.model.sizes.spread_sizes`) over the stage's reference size."""
+    if st.size_mean is None:
+        raise ValueError(f"stage {st.name!r}: spread sizes need size_mean (with size_min and size_max)")
+    mean = float(st.size_mean)
+    lo = mean if st.size_min is None else float(st.size_min)
+    hi = mean if st.size_max is None else float(st.size_max)
+    ref = mean if st.size_reference is None else float(st.size_reference)
+    if not all(math.isfinite(v) and v > 0 for v in (mean, lo, hi, ref)):
+        raise ValueError(f"stage {st.name!r}: size_mean, size_min, size_max and size_reference must be positive")
+    if not lo <= mean <= hi:
+        raise ValueError(f"stage {st.name!r}: size_mean {mean:g} is not between size_min {lo:g} and size_max "
+                         f"{hi:g}")
+    return [size / ref for size in spread_sizes(n, mean, lo, hi)]
 
 
 def default_placement(scenario: ScenarioSpec, stage: str) -> StagePlacement:
@@ -204,7 +238,10 @@ class _Builder:
         self.objects: list[DataObject] = []
         self.labels: dict[int, str] = {}
         self.queue_wait_s = 0.0
-        self._per_pool: dict[str, int] = {}
+        self._per_stage: dict[str, int] = {}
+        self.volumes: dict[int, float] = {}  # a task that wrote fresh volumes over a link -> their bytes
+        self.wait_draws: list[WaitDraw] = []  # the pools' queue waits, in the order they were drawn
+        self.seeded = False  # the graph depends on the seed beyond the pools' queue waits
         self._first_wait: dict[str, float] = {}  # per-job pools: the shortest wait of their jobs
 
     def pool(self, stage: str, pl: StagePlacement) -> str:
@@ -215,6 +252,8 @@ class _Builder:
         slots = slots_per_node(nt, pl)
         per_job = submission(self.p, pl) == "job_per_task"
         key = (nt.name, pl.policy, pl.nodes, pricing, pl.launch_interval_s, pl.queue_wait_s, slots, per_job)
+        if not self.sc.single_allocation and not self.p.is_cloud and pl.policy != "elastic":
+            key += (stage,)  # one allocation per stage, even for stages placed alike
         if key in self.pool_of:
             return self.pool_of[key]
         name = nt.name if nt.name not in self.pools else f"{nt.name} ({stage})"
@@ -224,12 +263,44 @@ class _Builder:
             if not self.p.is_cloud:
                 wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(sched.queue_wait, self.rng)
                 self.queue_wait_s = max(self.queue_wait_s, wait)
+                self.wait_draws.append(WaitDraw(name, pl.queue_wait_s, False, sched.dispatch_overhead_s))
             wait += sched.dispatch_overhead_s  # the one job of the allocation is dispatched once
+        if per_job:
+            self.seeded = True  # each job draws its own wait as its task is added
         self.pools[name] = make_pool(name, pl.policy, nt, pl.nodes, queue_wait_s=wait,
                                      launch_interval_s=pl.launch_interval_s, slots=slots, per_job=per_job,
                                      max_running=sched.max_running_jobs if per_job else None)
         self.pool_info[name] = PoolInfo(name, stage, nt.name, pricing, True)
         self.pool_of[key] = name
+        return name
+
+    def link(self, st: StageSpec) -> str:
+        """The link ``st`` brings its data in over (its resource declared), or ""."""
+        if not st.link:
+            return ""
+        if st.link not in LINKS:
+            raise ValueError(f"stage {st.name!r}: unknown link {st.link!r}; one of {', '.join(LINKS)}")
+        self.resources.setdefault(st.link, wan_resource(self.p))
+        return st.link
+
+    @staticmethod
+    def over_link(link: str, acc, amount: float) -> Flow:
+        """Bytes written as they come over ``link``: one flow through the link and the tier (its bandwidth, the
+        node's NIC when the tier is shared, its per-client write rate); into a per-volume tier (a fresh volume of
+        the task's own, written in large sequential blocks) the link alone bounds it."""
+        if acc.tier.scope == "per_volume":
+            return Flow((link,), float(amount), None, link)
+        flow = acc.write(amount, link)
+        return Flow((link,) + flow.resources, flow.amount, flow.cap, link)
+
+    def transfer_pool(self, stage: str) -> str:
+        """The centre's data-transfer node a cluster or HPC stage bringing data over a link runs on: one node
+        like the compute partition's, outside the batch queue (no wait), not billed to the project (§9.3)."""
+        name = "dtn"
+        if name not in self.pools:
+            nt = self.p.node_type()
+            self.pools[name] = make_pool(name, "dynamic", nt, 1)
+            self.pool_info[name] = PoolInfo(name, stage, nt.name, "none", False)
         return name
 
     def job_wait(self, pool: str, pl: StagePlacement) -> float:
@@ -248,10 +319,11 @@ class _Builder:
             for r in tier_resources(tier):
                 self.resources.setdefault(r.name, r)
 
-    def phases(self, st: StageSpec, pl: StagePlacement, factor: float) -> tuple[Phase, ...]:
+    def phases(self, st: StageSpec, pl: StagePlacement, factor: float, name: str = "compute") -> tuple[Phase, ...]:
         """The compute phase of a task (its overhead, then CPU and every role's I/O overlapping), after a copy of
         its input-role reads to scratch and before a copy of its output-role writes from scratch when the
-        placement stages them (the compute phase then does that I/O on scratch)."""
+        placement stages them (the compute phase then does that I/O on scratch).  Reads are capped by the stage's
+        ``max_read_bytes_per_s`` as well as the tier's per-client rate; staging copies are not."""
         nt = self.p.node_type(pl.node_type)
         roles = stage_tiers(self.p, pl) if self.p.storage else None
         tiers = role_tiers(self.sc, pl)
@@ -263,6 +335,7 @@ class _Builder:
         if nic is not None:
             self.resources.setdefault(nic.name, nic)
         flows: list[Flow] = []
+        link = self.link(st)
         for io in st.role_io():
             tier = tiers.get(io.role)
             if tier is None:
@@ -273,8 +346,10 @@ class _Builder:
             self.declare(tier)
             acc = tier_access(tier, nt)
             if io.read_bytes:
-                flows.append(acc.read(io.read_bytes * factor, f"{io.role}_read"))
-            if io.write_bytes:
+                flows.append(acc.read(io.read_bytes * factor, f"{io.role}_read", cap=st.max_read_bytes_per_s))
+            if io.write_bytes and link:
+                flows.append(self.over_link(link, acc, io.write_bytes * factor))
+            elif io.write_bytes:
                 flows.append(acc.write(io.write_bytes * factor, f"{io.role}_write"))
             if io.ops:
                 if acc.iops is None:
@@ -290,7 +365,7 @@ class _Builder:
                 flows.append(acc.ops(legacy * factor, "rand_io"))
         speed = nt.core_speed or 1.0
         threads = effective_threads(self.p, nt, st.usable_threads)
-        compute = Phase("compute", cpu_seconds=st.cpu_seconds * factor * st.reference_speed / speed, threads=threads,
+        compute = Phase(name, cpu_seconds=st.cpu_seconds * factor * st.reference_speed / speed, threads=threads,
                         flows=tuple(flows), overhead_s=st.overhead_s)
         if roles is None or not (roles.stage_in or roles.stage_out):
             return (compute,)
@@ -299,13 +374,18 @@ class _Builder:
                                        sum(x.write_bytes for x in io if x.role == "output") * factor)
         return before + (compute,) + after
 
-    def add(self, st: StageSpec, pl: StagePlacement, deps: tuple[int, ...], factor: float, label: str) -> int:
+    def add(self, st: StageSpec, pl: StagePlacement, deps: tuple[int, ...], factor: float, label: str,
+            present: float = 0.0) -> int:
         tid = len(self.tasks)
-        pool = self.pool(st.name, pl)
+        if st.link and not self.p.is_cloud:
+            pl = replace(pl, node_type=self.p.node_type().name, nodes=1, policy="dynamic", queue_wait_s=0.0)
+            pool = self.transfer_pool(st.name)
+        else:
+            pool = self.pool(st.name, pl)
         nt = self.p.node_type(pl.node_type)
         slot = None
-        count = self._per_pool.get(pool, 0)
-        self._per_pool[pool] = count + 1
+        count = self._per_stage.get(st.name, 0)  # task i of a stage goes to node i mod nodes, decided beforehand
+        self._per_stage[st.name] = count + 1
         if pl.policy == "static":
             slot = count % self.pools[pool].nodes
         threads = effective_threads(self.p, nt, st.usable_threads)
@@ -314,14 +394,64 @@ class _Builder:
         dispatch = self.p.scheduler.dispatch_overhead_s
         if self.pools[pool].per_job and dispatch > 0:
             phases = (Phase("dispatch", overhead_s=dispatch),) + phases
+        phases = self.restore_volumes(pl, tid, deps, label, present) + phases
         self.tasks.append(Task(tid, st.name, phases, deps, pool, threads, float(st.peak_memory_bytes), slot,
                                queue_s))
         self.labels[tid] = label
+        self.hold_output(st, pl, tid, factor, label)
+        self.hold_scratch(st, pl, tid, factor, label)
+        return tid
+
+    def restore_volumes(self, pl: StagePlacement, tid: int, deps: tuple[int, ...], label: str,
+                        present: float = 0.0) -> tuple[Phase, ...]:
+        """A task reading its input from a per-volume tier that upstream tasks filled over a link restores their
+        volume from its snapshot first (the tier's ``snapshot_restore_time``) and holds it while it runs; with the
+        link's stage left out (the data already there, ``present`` bytes of it) it holds that volume only."""
+        tin = role_tiers(self.sc, pl)["input"]
+        filled = [self.volumes[d] for d in deps if d in self.volumes]
+        if tin is None or tin.scope != "per_volume" or not (filled or present):
+            return ()
+        self.objects.append(DataObject(tin.name, sum(filled) + present, tid, tid, True, f"{label} volume"))
+        restore = tin.snapshot_restore_seconds
+        return (Phase("volume_from_snapshot", overhead_s=restore),) if restore and filled else ()
+
+    def hold_scratch(self, st: StageSpec, pl: StagePlacement, tid: int, factor: float, label: str) -> None:
+        """What a staging task copies onto scratch (its inputs, its outputs) sits there while the task runs."""
+        if not (pl.stage_in or pl.stage_out) or not self.p.storage:
+            return
+        roles = stage_tiers(self.p, pl)
+        io = st.role_io()
+        held = (sum(x.read_bytes for x in io if x.role == "input") * factor if roles.stage_in else 0.0) + (
+            sum(x.write_bytes for x in io if x.role == "output") * factor if roles.stage_out else 0.0)
+        if held and roles.scratch is not None:
+            self.objects.append(DataObject(roles.scratch.name, held, tid, tid, True, f"{label} scratch"))
+
+    def hold_output(self, st: StageSpec, pl: StagePlacement, tid: int, factor: float, label: str) -> None:
+        """What task ``tid`` writes to its output role for ``st``, held there to the end of the run."""
         out = role_tiers(self.sc, pl)["output"]
         written = sum(io.write_bytes for io in st.role_io() if io.role == "output") * factor
-        if written and out is not None:
-            self.objects.append(DataObject(out.name, written, tid, None, False, f"{label} output"))
-        return tid
+        if not written or out is None:
+            return
+        if st.link and out.scope == "per_volume":  # a fresh volume while it is written, then its snapshot
+            self.volumes[tid] = self.volumes.get(tid, 0.0) + written
+            self.objects.append(DataObject(out.name, written, tid, tid, True, f"{label} volume"))
+            snap = next((t.name for t in self.p.storage if t.kind == "snapshot"), None)
+            if snap is not None:
+                self.objects.append(DataObject(snap, written, tid, None, False, f"{label} snapshot"))
+            return
+        self.objects.append(DataObject(out.name, written, tid, None, False, f"{label} output"))
+
+    def extend(self, tid: int, st: StageSpec, pl: StagePlacement, factor: float, label: str) -> None:
+        """Task ``tid`` runs ``st``'s phases (placed as the task is, at ``pl``) after its own, on the same node:
+        one task holding its slot throughout, using the most threads and memory any of its phases needs."""
+        t = self.tasks[tid]
+        nt = self.p.node_type(pl.node_type)
+        threads = effective_threads(self.p, nt, st.usable_threads)
+        self.tasks[tid] = Task(t.id, t.stage, t.phases + self.phases(st, pl, factor, st.name), t.deps, t.pool,
+                               max(t.cores, threads), max(t.memory_bytes, float(st.peak_memory_bytes)), t.slot,
+                               t.queue_s)
+        self.hold_output(st, pl, tid, factor, label)
+        self.hold_scratch(st, pl, tid, factor, label)
 
     def barrier(self, upstream: str, ids: list[int]) -> int:
         tid = len(self.tasks)
@@ -335,6 +465,15 @@ def _deps(st: StageSpec, n: int, ids: dict[str, list[int]], b: _Builder, barrier
         raise ValueError(f"stage {st.name!r}: unknown dependency {st.dependency!r}; one of "
                          f"{', '.join(DEPENDENCY_KINDS)}")
     out: list[list[int]] = [[] for _ in range(n)]
+    if st.dependency == "continues":
+        if len(st.depends_on) != 1:
+            raise ValueError(f"stage {st.name!r} continues the tasks of one stage, but depends on "
+                             f"{len(st.depends_on)} ({', '.join(st.depends_on) or 'none'}); name exactly one")
+        up = st.depends_on[0]
+        if len(ids[up]) != n:
+            raise ValueError(f"stage {st.name!r} continues {up!r}'s tasks, but has {n} tasks and {up!r} has "
+                             f"{len(ids[up])}; make the counts equal")
+        return out  # its phases run inside the upstream tasks, which carry their dependencies
     for up in st.depends_on:
         up_ids = ids[up]
         m = len(up_ids)
@@ -366,18 +505,57 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
     w = as_general(scenario.workload)
     if not w.stages:
         raise ValueError(f"workload {w.slug!r} has no stages")
+    upstream = {st.name: st.depends_on for st in w.stages}
+    there: dict[str, list[float]] = {}  # a stage over a link left out -> the bytes each of its tasks would bring
+    if not scenario.include_copy:  # the data is already there: leave out the stages bringing it over a link
+        for st in w.stages:
+            if st.link:
+                n = task_count(st, w)
+                written = sum(io.write_bytes for io in st.role_io() if io.role == "output")
+                there[st.name] = [written * f for f in size_factors(st, n, scenario.seed)]
+        w = replace(w, stages=tuple(replace(st, depends_on=tuple(d for d in st.depends_on if d not in there))
+                                    for st in w.stages if st.name not in there))
     scenario = replace(scenario, workload=w)
     b = _Builder(scenario, rng or random.Random(scenario.seed))
     ids: dict[str, list[int]] = {}
     barriers: dict[str, int] = {}
+    placed: dict[str, StagePlacement] = {}
     for st in topological_stages(w.stages):
         n = task_count(st, w)
         factors = size_factors(st, n, scenario.seed)
-        pl = stage_placement(scenario, st.name)
+        b.seeded = b.seeded or st.size_distribution == "lognormal"
+        if st.dependency == "continues":
+            up = st.depends_on[0] if st.depends_on else ""
+            own = next((i for i, p in enumerate(scenario.placements) if p.stage == st.name), None)
+            if own is not None:
+                raise ValueError(f"placements[{own}]: stage {st.name!r} continues the tasks of {up!r} on their "
+                                 f"nodes, so it is placed where {up!r} is; remove its placement")
+            pl = placed[st.name] = placed.get(up) or stage_placement(scenario, st.name)
+            chunks = work_chunks(st, w, pl)
+            _deps(st, n * len(chunks), ids, b, barriers)  # checks the counts
+            work = [factors[i] * k for i in range(n) for k in chunks]
+            for i, (tid, factor) in enumerate(zip(ids[up], work, strict=True)):
+                b.extend(tid, st, pl, factor, f"{st.name} {i}")
+            ids[st.name] = ids[up]
+            continue
+        pl = placed[st.name] = stage_placement(scenario, st.name)
+        chunks = work_chunks(st, w, pl)
         deps = _deps(st, n, ids, b, barriers)
-        ids[st.name] = [b.add(st, pl, tuple(deps[i]), factors[i], f"{st.name} {i}") for i in range(n)]
+        # one to one on a stage left out: item i's data is already on the input tier (a volume of its own there)
+        present = [there[d] for d in upstream[st.name] if d in there and st.dependency == "one_to_one"
+                   and len(there[d]) == n]
+        tids = []
+        for i in range(n):
+            first = 0
+            for k in chunks:
+                label = f"{st.name} {i}" if len(chunks) == 1 else f"{st.name} {i} items {first}..{first + k - 1}"
+                tids.append(b.add(st, pl, tuple(deps[i]), factors[i] * k, label, sum(p[i] for p in present)))
+                first += k
+        ids[st.name] = tids
     graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))
-    return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, (), b.labels)
+    # a graph whose only draws are its pools' queue waits is built once for many seeds (simulate.prepare)
+    return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, (), b.labels,
+                      None if b.seeded else tuple(b.wait_draws))
 
 
 def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
@@ -416,12 +594,22 @@ def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
                                                                 f"request size (e.g. 64 KiB): it sets the IOPS cost"))
         if st.reference_speed <= 0 or not math.isfinite(st.reference_speed):
             errors.append((f"{at}.reference_speed", "must be a positive number"))
+        if st.link and st.link not in LINKS:
+            errors.append((f"{at}.link", f"unknown link {st.link!r}; one of {', '.join(LINKS)}"))
+        if st.work_items:
+            try:
+                task_count(replace(st, tasks_per=st.work_items), w)
+            except ValueError as exc:
+                errors.append((f"{at}.work_items", str(exc).replace("tasks_per", "work_items")))
+        cap = st.max_read_bytes_per_s
+        if cap is not None and (not math.isfinite(cap) or cap <= 0):
+            errors.append((f"{at}.max_read_rate", "must be a positive rate (e.g. 100 MB/s)"))
         if st.name in counts:
             try:
                 size_factors(st, counts[st.name], 0)
             except ValueError as exc:
-                field = "size_values" if st.size_distribution == "list" else (
-                    "size_sigma" if st.size_distribution == "lognormal" else "size_distribution")
+                field = {"list": "size_values", "lognormal": "size_sigma", "spread": "size_mean"}.get(
+                    st.size_distribution, "size_distribution")
                 errors.append((f"{at}.{field}", str(exc)))
     if errors:
         return errors
@@ -436,7 +624,8 @@ def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
         try:
             _deps(st, n, ids, _NoBarriers(), {})
         except ValueError as exc:
-            field = "group_size" if st.dependency == "grouped" and "group_size" in str(exc) else "dependency"
+            field = ("group_size" if st.dependency == "grouped" and "group_size" in str(exc) else
+                     "depends_on" if "name exactly one" in str(exc) else "dependency")
             errors.append((f"stages[{i}].facts.{field}", str(exc)))
     return errors
 

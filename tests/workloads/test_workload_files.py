@@ -14,8 +14,9 @@ from apps.scenarios.adapters import platform_spec, workload_spec
 from apps.workloads.catalogue import CatalogueError
 from apps.workloads.files import SCHEMA_PATH, import_workloads, workload_entry
 from apps.workloads.models import Workload, WorkloadStage
+from simulator.model.catalogue import workload_from_dict
 from simulator.model.simulate import simulate
-from simulator.model.specs import ScenarioSpec
+from simulator.model.specs import ScenarioSpec, StagePlacement
 from simulator.model.stages import size_factors
 
 pytestmark = pytest.mark.django_db
@@ -96,6 +97,47 @@ def test_a_pipeline_written_in_yaml_imports_and_runs_every_stage(catalogue, tmp_
     lustre = fornax.storage_tier()
     expected_ops = sum(size_factors(compute, 394, 1)) * 0.6e9 / (64 * 1024)
     assert result.bytes_moved[f"{lustre.name}:iops"] == pytest.approx(expected_ops)
+
+
+PHASES = """
+slug: select-then-regrid
+name: Select, then regrid on the same node
+template: stages
+stages:
+  - name: select
+    facts:
+      n_tasks: {value: 3, unit: "", source: {kind: assumption, reason: three days}}
+      input_read_bytes: {value: 10, unit: GB, source: {kind: assumption, reason: an example}}
+      max_read_rate: {value: 100, unit: MB/s, source: {kind: assumption, reason: the application's read ceiling}}
+      size_distribution: {value: spread, unit: "", source: {kind: assumption, reason: days of one size here}}
+      size_mean: {value: 10, unit: GB, source: {kind: assumption, reason: an example}}
+      size_min: {value: 10, unit: GB, source: {kind: assumption, reason: an example}}
+      size_max: {value: 10, unit: GB, source: {kind: assumption, reason: an example}}
+  - name: regrid
+    facts:
+      n_tasks: {value: 3, unit: "", source: {kind: assumption, reason: one per day}}
+      depends_on: {value: [select], unit: "", source: {kind: assumption, reason: the same work-unit}}
+      dependency: {value: continues, unit: "", source: {kind: assumption, reason: a later phase of it}}
+      cpu_seconds: {value: 5, unit: min, source: {kind: assumption, reason: an example}}
+"""
+
+
+def test_a_stage_continuing_another_with_a_read_ceiling_imports_exports_and_runs(catalogue, tmp_path):
+    path = tmp_path / "phases.yaml"
+    path.write_text(PHASES)
+    import_workloads(path)
+    workload = Workload.objects.get(slug="select-then-regrid")
+    spec = workload_spec(workload)
+    assert spec.stages[0].max_read_bytes_per_s == 100e6 and spec.stages[1].dependency == "continues"
+    assert (spec.stages[0].size_distribution, spec.stages[0].size_mean) == ("spread", 10e9)
+    assert list(_schema().iter_errors(workload_entry(workload))) == []
+    fornax = platform_spec(Platform.objects.get(slug="fornax"))  # no per-client cap of its own
+    placement = StagePlacement("select", nodes=3, policy="dynamic", queue_wait_s=0.0)
+    result = simulate(ScenarioSpec(platform=fornax, workload=spec, placements=(placement,)),
+                      record_utilisation=False)
+    # one task per day: 10 GB at the 100 MB/s ceiling, then 300 core-s
+    assert {s.stage: s.tasks for s in result.stages} == {"select": 3}
+    assert [t.end_s - t.start_s for t in result.tasks if t.pool] == pytest.approx([100 + 300] * 3)
 
 
 def _refused(tmp_path, text, name="bad.yaml"):
@@ -180,3 +222,12 @@ def test_a_file_imports_into_a_workspace_for_its_editor_and_is_refused_for_a_vie
     with pytest.raises(CommandError, match=r"pipeline\.yaml: \$\.stages\[2\]\.facts\.output_write_bytes"):
         call_command("import_workload", str(path), "--workspace", space.slug)
     assert mine.stages.get(name="summary").cpu_seconds == 45
+
+
+def test_the_chiles_record_of_the_general_model_validates_and_imports_unchanged(catalogue, settings):
+    path = settings.BASE_DIR / "fixtures" / "workloads" / "chiles-epoch1-stages.json"
+    data = json.loads(path.read_text())
+    assert list(_schema().iter_errors(data)) == []
+    import_workloads(path)
+    stored = workload_spec(Workload.objects.get(slug="chiles-epoch1-stages"))
+    assert stored.stages == workload_from_dict(data).stages
