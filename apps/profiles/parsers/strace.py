@@ -874,8 +874,11 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
     first = 1
     warnings: list[str] = []
     limit, cut_line = _cut_last_line(path, filename)
+    work = None  # the scan's buffer, reused chunk after chunk
     for _, data in _terminal_notes(read_byte_chunks(path, progress, limit=limit), st):
-        sc = scan(data)
+        sc = scan(data, work)
+        if sc is not None and sc.buf is not None:
+            work = sc.buf.obj
         rows = None
         if sc is not None and 2 * _vectorised_lines(sc) >= sc.n:
             rows = _chunk_by_scan(tr, st, hot_calls, sc, data, first)

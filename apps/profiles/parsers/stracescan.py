@@ -45,6 +45,8 @@ _NAME_WORDS = [(int.from_bytes((n + "(").encode()[:8].ljust(8, b"\0"), "little")
 #: "<... " opening a resumed half, and the 16 bytes ending an unfinished one ("<unfinished ...>")
 _RESUMED_WORD = int.from_bytes(b"<... ", "little")
 _UNFINISHED_WORDS = (int.from_bytes(b"<unfinis", "little"), int.from_bytes(b"hed ...>", "little"))
+#: XOR turning the two colons of "HH:MM:SS" (bytes 2 and 5 of its word) into '0' (':' ^ '0' = 0x0A)
+_COLONS_TO_0 = _U(0x0A << 16 | 0x0A << 40)
 
 
 @dataclass
@@ -68,8 +70,8 @@ class Scan:
     #: ``-y``: where the descriptor's ``<path>`` is in the buffer (``path_end == path_start``: no path)
     path_start: np.ndarray | None = None
     path_end: np.ndarray | None = None
-    #: the padded chunk the positions point into
-    buf: bytearray | None = None
+    #: the padded chunk the positions point into (a view of the buffer, which the next scan may reuse)
+    buf: memoryview | None = None
     #: a hot line that is a resumed half: the line of its unfinished start (else the line itself); the starts
     #: so joined are ``skip``ped (neither hot nor for the per-line parser)
     partner: np.ndarray | None = None
@@ -101,6 +103,13 @@ def _swar8(w: np.ndarray) -> np.ndarray:
     return w
 
 
+def _digits(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Words of 8 bytes as digit nibbles (in place), and whether all 8 bytes are digits."""
+    ok = ((w & _HIGH_NIBBLES) | (((w + _SIXES) & _HIGH_NIBBLES) >> _U(4))) == _THREES
+    w &= _LOW_NIBBLES
+    return w, ok
+
+
 def _window(A: np.ndarray, first: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The 8 bytes from buffer byte ``first`` (any alignment), all but the top ``keep`` replaced by '0':
     as digit nibbles, and whether all 8 are digits."""
@@ -113,9 +122,7 @@ def _window(A: np.ndarray, first: np.ndarray, keep: np.ndarray) -> tuple[np.ndar
     w >>= k
     w <<= k
     w |= _ZEROS >> (_U(64) - k)
-    ok = ((w & _HIGH_NIBBLES) | (((w + _SIXES) & _HIGH_NIBBLES) >> _U(4))) == _THREES
-    w &= _LOW_NIBBLES
-    return w, ok
+    return _digits(w)
 
 
 def _number(A: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -134,20 +141,30 @@ def _number(A: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarr
     return low.view(np.int64), ok
 
 
-def scan(data: bytes) -> Scan | None:
-    """Tokenise a chunk of whole strace lines (see the module docstring); None when its layout is not the known one."""
+def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
+    """Tokenise a chunk of whole strace lines (see the module docstring); None when its layout is not the known one.
+
+    ``work``, when given, is a buffer from an earlier call (:attr:`Scan.buf`'s ``obj``) reused when big enough:
+    a fresh one per chunk costs as much again as copying the chunk in (the pages are new)."""
     n_bytes = len(data)
     size = ((_PAD + n_bytes + 8) // 8 + 2) * 8
-    buf = bytearray(size)
-    buf[_PAD:_PAD + n_bytes] = data
+    if work is None or len(work) < size:
+        work = bytearray(size)
+    else:
+        work[_PAD + n_bytes:size] = bytes(size - _PAD - n_bytes)  # the padding after the chunk reads as zeros
+    work[_PAD:_PAD + n_bytes] = data  # the _PAD bytes before it are never written
+    buf = memoryview(work)[:size]
     a = np.frombuffer(buf, dtype=np.uint8)
     A = np.frombuffer(buf, dtype=np.uint64)
     body = a[_PAD:_PAD + n_bytes]
     ends = np.flatnonzero(body == _NL)
     if not len(ends) or ends[-1] != n_bytes - 1:
         return None
-    if (((body >= 11) & (body <= 13)) | ((body >= 28) & (body <= 30)) | (body == 0x85)).any():
-        return None  # bytes str.splitlines() breaks lines at: the per-line parser keeps its line numbers
+    # bytes str.splitlines() breaks lines at (the per-line parser keeps its line numbers): looked for only when
+    # a control byte other than the newlines, or a byte above 0x7f, is there at all (strace escapes both)
+    if (np.count_nonzero(body < 32) != len(ends) or body.max() > 0x7F) \
+            and (((body >= 11) & (body <= 13)) | ((body >= 28) & (body <= 30)) | (body == 0x85)).any():
+        return None
     ends += _PAD
     starts = np.empty_like(ends)
     starts[0] = _PAD
@@ -181,12 +198,14 @@ def scan(data: bytes) -> Scan | None:
         if (stamp_len != 15).any() or (a[sp1 + 3] != _COLON).any() or (a[sp1 + 6] != _COLON).any() \
                 or (a[sp1 + 9] != _DOT).any():
             return None
-        (hh, ok1), (mm, ok2) = _number(A, sp1 + 1, sp1 + 3), _number(A, sp1 + 4, sp1 + 6)
-        (ss, ok3), (us, ok4) = _number(A, sp1 + 7, sp1 + 9), _number(A, sp1 + 10, sp2)
-        if not (ok1 & ok2 & ok3 & ok4).all():
+        # "HH:MM:SS" as one word, its colons turned to '0': the digits of HH0MM0SS
+        hms, ok1 = _digits(np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[sp1 + 1] ^ _COLONS_TO_0)
+        hms = _swar8(hms).view(np.int64)
+        us, ok2 = _number(A, sp1 + 10, sp2)
+        if not (ok1 & ok2).all():
             return None
         # as the per-line parser: whole minutes plus float("SS.uuuuuu")
-        clock = (hh * 3600 + mm * 60).astype(float) + (ss * 1_000_000 + us) / 1e6
+        clock = ((hms // 1_000_000) * 3600 + (hms // 1000 % 1000) * 60).astype(float) + (hms % 1000 * 1_000_000 + us) / 1e6
     else:  # -ttt: seconds.uuuuuu
         absolute = True
         dot = sp2 - 7
