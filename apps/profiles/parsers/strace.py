@@ -775,7 +775,8 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         st.flags["pids"] = True
         tr.pids.add(pid)
         tr.table(pid)
-    others = np.flatnonzero(~hot & ~sc.skip & ~quiet).tolist()
+    other = np.flatnonzero(~hot & ~sc.skip & ~quiet)
+    others = other.tolist()
     # the open file description of each hot line, from the descriptor tables as they stand at that line:
     # one lookup per (stretch between two other lines, pid, fd, path), in trace order
     pid_h, fd_h = sc.pid[h], sc.fd[h]
@@ -794,12 +795,14 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     p, npairs = 0, len(order)
     row_lines: list[int] = []
     rows = tr.rows
-    starts, ends = sc.starts.tolist(), sc.ends.tolist()
-    t_list = t.tolist()
-    pid_list = sc.pid.tolist()
+    n_other = len(others)
+    o_start, o_end = (sc.starts[other] - SCAN_PAD).tolist(), (sc.ends[other] - SCAN_PAD).tolist()
+    o_t, o_pid = t[other].tolist(), sc.pid[other].tolist()
+    plain = _plain_calls(sc, data, other, o_start, o_end, o_t)
     match = _LINE.match
     tr_tables = tr.tables
-    for j in others + [len(t_list)]:
+    pending = tr.pending
+    for k, j in enumerate(others + [sc.n]):
         while p < npairs and pair_line[p] < j:
             pid, fd = pair_pid[p], pair_fd[p]
             tab = tables_get(pid)
@@ -813,21 +816,36 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
                 o = tr.ofd(pid, fd, path)
             ofd_idx[p], ofd_file[p] = o.idx, o.is_file
             p += 1
-        if j == len(t_list):
+        if k == n_other:
             break
-        line = data[starts[j] - SCAN_PAD:ends[j] - SCAN_PAD].decode("latin-1")
         before = len(rows)
-        m = match(line)
-        if m is None or m.group(1) is not None:  # let the per-line parser name the problem
-            _chunk_by_lines(tr, st, hot_calls, [line], first + j, t_list[j])
-        else:  # "PID TIME ...": the scan has read the PID and the time
-            pid = pid_list[j]
+        pid = o_pid[k]
+        call = plain.get(k)
+        if call is not None:  # a followed call read without the pattern (see _plain_calls)
             if pid not in tr_tables:
                 flags["pids"] = True
                 tr.pids.add(pid)
                 tr.table(pid)
-            _event_line(tr, st, m, pid, t_list[j], first + j)
             st.lines += 1
+            if call is _STARTED:  # the first half of a pair read at its second: as if its start were pending
+                pending.pop(pid, None)
+                continue
+            name, args, ret, t_call, dur, whole = call
+            tr.call(pid, name, args, ret, t_call, dur, first + j)
+            if whole:
+                flags["durations"] = True
+        else:
+            line = data[o_start[k]:o_end[k]].decode("latin-1")
+            m = match(line)
+            if m is None or m.group(1) is not None:  # let the per-line parser name the problem
+                _chunk_by_lines(tr, st, hot_calls, [line], first + j, o_t[k])
+            else:  # "PID TIME ...": the scan has read the PID and the time
+                if pid not in tr_tables:
+                    flags["pids"] = True
+                    tr.pids.add(pid)
+                    tr.table(pid)
+                _event_line(tr, st, m, pid, o_t[k], first + j)
+                st.lines += 1
         if len(rows) > before:
             row_lines.extend([j] * ((len(rows) - before) // ROW_FIELDS))
     st.lines += len(h) + int(np.count_nonzero(sc.skip)) + int(np.count_nonzero(quiet))
@@ -853,6 +871,81 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     other_rows = np.array(rows, dtype=float).reshape(-1, ROW_FIELDS)
     lines_of = np.concatenate([h[k], np.array(row_lines, dtype=np.int64)])
     return np.concatenate([hot_rows, other_rows])[np.argsort(lines_of, kind="stable")]
+
+
+#: a first half that :func:`_plain_calls` reads with its second
+_STARTED = ("started",)
+_UNFINISHED = " <unfinished ...>"
+
+
+def _plain_result(line: str, args_from: int) -> tuple[str, str, str] | None:
+    """``(args, result, seconds)`` of a line ending ``...args) = N <S.U>`` (``N`` and ``S.U`` plain digits, any
+    spaces before '='), its arguments starting at ``args_from``: what :data:`_LINE` reads there; None otherwise."""
+    head, sep, tail = line.rpartition(" <")
+    if not sep or tail[-1:] != ">":
+        return None
+    seconds = tail[:-1]
+    whole, dot, frac = seconds.partition(".")
+    if not (dot and whole.isdecimal() and frac.isdecimal()):
+        return None
+    left, sep, ret = head.rpartition(" = ")
+    if not (sep and ret.isdecimal()):
+        return None
+    left = left.rstrip(" ")
+    if left[-1:] != ")" or len(left) - 1 < args_from:
+        return None
+    return left[args_from:-1], ret, seconds
+
+
+def _plain_calls(sc: Scan, data: bytes, other: np.ndarray, o_start: list[int], o_end: list[int],
+                 o_t: list[float]) -> dict[int, tuple]:
+    """Among a scanned chunk's other lines (``other``), the calls the tracker follows (opens, closes, seeks,
+    dups...) in their plainest form, read with string methods rather than the line pattern: whole calls, and
+    ``<unfinished ...>``/``<... resumed>`` pairs the scan joined, whose result and duration are plain digits.
+    Keyed by the position in ``other``: ``(name, args, result, start s, duration s, whole)`` (what
+    :func:`_event_line` would pass to the tracker), or :data:`_STARTED` for a pair's first half.  Lines in any
+    other form are left out (the pattern reads them, and names the line of a problem)."""
+    out: dict[int, tuple] = {}
+    if sc.name_start is None or not len(other):
+        return out
+    whole = sc.whole[other]
+    prev = sc.pair_prev[other]
+    cand = np.flatnonzero(whole | (prev >= 0))
+    if not len(cand):
+        return out
+    lines = other[cand]
+    rel_start = (sc.name_start[lines] - sc.starts[lines]).tolist()
+    rel_end = (sc.name_end[lines] - sc.starts[lines]).tolist()
+    first_half = np.searchsorted(other, np.maximum(prev[cand], 0))
+    first_half = np.minimum(first_half, len(other) - 1)
+    starts_at = other[first_half]
+    joined = (prev[cand] >= 0) & (starts_at == prev[cand])  # the first half is among the other lines
+    u_start = (sc.name_start[starts_at] - sc.starts[starts_at]).tolist()
+    u_end = (sc.name_end[starts_at] - sc.starts[starts_at]).tolist()
+    for k, a, b, u, ua, ub, w, j in zip(cand.tolist(), rel_start, rel_end, first_half.tolist(), u_start, u_end,
+                                        whole[cand].tolist(), joined.tolist(), strict=True):
+        line = data[o_start[k]:o_end[k]].decode("latin-1")
+        name = line[a:b]
+        if name not in _FOLLOWED:
+            continue
+        if w:
+            got = _plain_result(line, b + 1)
+            if got is not None:
+                out[k] = (name, got[0], got[1], o_t[k], float(got[2]), True)
+            continue
+        # "<... name resumed>rest": its first half is the pid's previous split line, "name(args <unfinished ...>"
+        if not j or line[b:b + 9] != " resumed>" or u >= k or u in out:
+            continue
+        start = data[o_start[u]:o_end[u]].decode("latin-1")
+        if not start.endswith(_UNFINISHED) or start[ua:ub + 1] != name + "(":
+            continue
+        uargs = start[ub + 1:-len(_UNFINISHED)]
+        got = _plain_result(line, b + 9)
+        if got is None or "=" in uargs:  # '=' in a first half: the pattern might read it as a whole call
+            continue
+        out[u] = _STARTED
+        out[k] = (name, uargs + got[0], got[1], o_t[u], float(got[2]), False)
+    return out
 
 
 def _vectorised_lines(sc: Scan) -> int:

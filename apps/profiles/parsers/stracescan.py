@@ -281,7 +281,16 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     name_width = paren_at - sp2 - 1
     complete = (name_width >= 1) & (name_width <= 16) & (paren_at < eq) & ~resumed & ~unfinished
     complete &= (a[ends - 1] == _GT) & (lt > eq) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
-    complete &= (a[eq - 1] == _SP) & (a[eq - 2] == _CPAREN) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
+    complete &= (a[eq - 1] == _SP) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
+    # strace pads a short call's result to column 40 ("close(3)          = 0"): its ')' is before the spaces
+    close_at = eq - 2
+    padded = np.flatnonzero(complete & (a[close_at] == _SP))
+    for _ in range(64):
+        if not len(padded):
+            break
+        close_at[padded] -= 1
+        padded = padded[a[close_at[padded]] == _SP]
+    complete &= (a[close_at] == _CPAREN) & (close_at > paren_at)
     w8 = np.minimum(name_width, 8).astype(np.uint64) * _U(8)
     low_mask = np.where(w8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(w8, _U(63))) - _U(1))
     rest8 = np.clip(name_width - 8, 0, 8).astype(np.uint64) * _U(8)
