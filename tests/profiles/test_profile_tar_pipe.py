@@ -44,7 +44,7 @@ def test_it_reads_the_split_opens_and_closes_as_pairs(tar_trace):
     _quiet_calls(sc, data)
     other = np.flatnonzero(~sc.hot & ~sc.skip & ~sc.quiet)
     starts, ends = (sc.starts[other] - 16).tolist(), (sc.ends[other] - 16).tolist()
-    plain = _plain_calls(sc, data, other, starts, ends, [0.0] * len(other))
+    plain = _plain_calls(sc, data.decode("latin-1"), other, starts, ends, [0.0] * len(other))
     # every second half of an open or close whose result is a plain number: "<... close resumed>) = 0 <0.000017>"
     expected = len(re.findall(rb"<\.\.\. (?:openat|close) resumed>.*\) += \d+ <\d+\.\d+>\n", data))
     assert expected > 500
@@ -65,7 +65,7 @@ def test_what_it_reads_without_the_pattern_is_what_the_pattern_reads(tar_trace):
     other = np.flatnonzero(~sc.hot & ~sc.skip & ~sc.quiet)
     starts, ends = (sc.starts[other] - 16).tolist(), (sc.ends[other] - 16).tolist()
     # each call's "start time" given as its line's place among the other lines: a pair's names its first half
-    plain = _plain_calls(sc, data, other, starts, ends, list(range(len(other))))
+    plain = _plain_calls(sc, data.decode("latin-1"), other, starts, ends, list(range(len(other))))
     text = [data[a:b].decode("latin-1") for a, b in zip(starts, ends, strict=True)]
     calls = [(k, v) for k, v in plain.items() if v is not _STARTED]
     assert len(calls) > 1000

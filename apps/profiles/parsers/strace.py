@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .base import Parsed, ParseError, Progress, last_line, read_byte_chunks
-from .stracescan import HOT_NAMES, Scan, scan
+from .stracescan import HOT_NAMES, Scan, plain_results, scan
 from .stracescan import PAD as SCAN_PAD
 
 __all__ = ["parse_strace", "CLASSES", "SIZE_BINS", "IAT_BINS", "looks_like_strace", "looks_relative", "RELATIVE"]
@@ -798,7 +798,8 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     n_other = len(others)
     o_start, o_end = (sc.starts[other] - SCAN_PAD).tolist(), (sc.ends[other] - SCAN_PAD).tolist()
     o_t, o_pid = t[other].tolist(), sc.pid[other].tolist()
-    plain = _plain_calls(sc, data, other, o_start, o_end, o_t)
+    text = data.decode("latin-1")  # one character per byte: the scan's positions index it
+    plain = _plain_calls(sc, text, other, o_start, o_end, o_t)
     match = _LINE.match
     tr_tables = tr.tables
     pending = tr.pending
@@ -835,7 +836,7 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
             if whole:
                 flags["durations"] = True
         else:
-            line = data[o_start[k]:o_end[k]].decode("latin-1")
+            line = text[o_start[k]:o_end[k]]
             m = match(line)
             if m is None or m.group(1) is not None:  # let the per-line parser name the problem
                 _chunk_by_lines(tr, st, hot_calls, [line], first + j, o_t[k])
@@ -878,33 +879,14 @@ _STARTED = ("started",)
 _UNFINISHED = " <unfinished ...>"
 
 
-def _plain_result(line: str, args_from: int) -> tuple[str, str, str] | None:
-    """``(args, result, seconds)`` of a line ending ``...args) = N <S.U>`` (``N`` and ``S.U`` plain digits, any
-    spaces before '='), its arguments starting at ``args_from``: what :data:`_LINE` reads there; None otherwise."""
-    head, sep, tail = line.rpartition(" <")
-    if not sep or tail[-1:] != ">":
-        return None
-    seconds = tail[:-1]
-    whole, dot, frac = seconds.partition(".")
-    if not (dot and whole.isdecimal() and frac.isdecimal()):
-        return None
-    left, sep, ret = head.rpartition(" = ")
-    if not (sep and ret.isdecimal()):
-        return None
-    left = left.rstrip(" ")
-    if left[-1:] != ")" or len(left) - 1 < args_from:
-        return None
-    return left[args_from:-1], ret, seconds
-
-
-def _plain_calls(sc: Scan, data: bytes, other: np.ndarray, o_start: list[int], o_end: list[int],
+def _plain_calls(sc: Scan, text: str, other: np.ndarray, o_start: list[int], o_end: list[int],
                  o_t: list[float]) -> dict[int, tuple]:
-    """Among a scanned chunk's other lines (``other``), the calls the tracker follows (opens, closes, seeks,
-    dups...) in their plainest form, read with string methods rather than the line pattern: whole calls, and
-    ``<unfinished ...>``/``<... resumed>`` pairs the scan joined, whose result and duration are plain digits.
-    Keyed by the position in ``other``: ``(name, args, result, start s, duration s, whole)`` (what
-    :func:`_event_line` would pass to the tracker), or :data:`_STARTED` for a pair's first half.  Lines in any
-    other form are left out (the pattern reads them, and names the line of a problem)."""
+    """Among a scanned chunk's other lines (``other``; ``text`` the chunk decoded), the calls the tracker follows
+    (opens, closes, seeks, dups...) in their plainest form, cut at the positions the scan found rather than read
+    with the line pattern: whole calls, and ``<unfinished ...>``/``<... resumed>`` pairs the scan joined, whose
+    result and duration are plain digits (:func:`~.stracescan.plain_results`).  Keyed by the position in ``other``: ``(name, args, result, start s, duration s,
+    whole)`` (what :func:`_event_line` would pass to the tracker), or :data:`_STARTED` for a pair's first half.
+    Lines in any other form are left out (the pattern reads them, and names the line of a problem)."""
     out: dict[int, tuple] = {}
     if sc.name_start is None or not len(other):
         return out
@@ -913,38 +895,45 @@ def _plain_calls(sc: Scan, data: bytes, other: np.ndarray, o_start: list[int], o
     cand = np.flatnonzero(whole | (prev >= 0))
     if not len(cand):
         return out
+    # only the names the tracker follows: each distinct name (by the scan's key) decoded once
+    keys, first = np.unique(sc.name_key[other[cand]], return_index=True)
+    named = [text[a - SCAN_PAD:b - SCAN_PAD] for a, b in zip(sc.name_start[other[cand[first]]].tolist(),
+                                                             sc.name_end[other[cand[first]]].tolist(), strict=True)]
+    followed = keys[[nm in _FOLLOWED for nm in named]]
+    cand = cand[np.isin(sc.name_key[other[cand]], followed)]
+    if not len(cand):
+        return out
     lines = other[cand]
-    rel_start = (sc.name_start[lines] - sc.starts[lines]).tolist()
-    rel_end = (sc.name_end[lines] - sc.starts[lines]).tolist()
+    is_whole = whole[cand]
+    ok, seconds = plain_results(sc, lines, np.where(is_whole, sc.name_end[lines] + 1, sc.name_end[lines] + 9))
+    cand, lines, is_whole, seconds = cand[ok], lines[ok], is_whole[ok], seconds[ok]
     first_half = np.searchsorted(other, np.maximum(prev[cand], 0))
     first_half = np.minimum(first_half, len(other) - 1)
     starts_at = other[first_half]
     joined = (prev[cand] >= 0) & (starts_at == prev[cand])  # the first half is among the other lines
-    u_start = (sc.name_start[starts_at] - sc.starts[starts_at]).tolist()
-    u_end = (sc.name_end[starts_at] - sc.starts[starts_at]).tolist()
-    for k, a, b, u, ua, ub, w, j in zip(cand.tolist(), rel_start, rel_end, first_half.tolist(), u_start, u_end,
-                                        whole[cand].tolist(), joined.tolist(), strict=True):
-        line = data[o_start[k]:o_end[k]].decode("latin-1")
-        name = line[a:b]
+    p = SCAN_PAD
+    for k, a, b, c, e, lt, u, ua, ub, w, j, sec in zip(
+            cand.tolist(), (sc.name_start[lines] - p).tolist(), (sc.name_end[lines] - p).tolist(),
+            (sc.close_at[lines] - p).tolist(), (sc.eq[lines] - p).tolist(), (sc.lt[lines] - p).tolist(),
+            first_half.tolist(), (sc.name_start[starts_at] - p).tolist(), (sc.name_end[starts_at] - p).tolist(),
+            is_whole.tolist(), joined.tolist(), seconds.tolist(), strict=True):
+        name = text[a:b]
         if name not in _FOLLOWED:
             continue
         if w:
-            got = _plain_result(line, b + 1)
-            if got is not None:
-                out[k] = (name, got[0], got[1], o_t[k], float(got[2]), True)
+            out[k] = (name, text[b + 1:c], text[e + 2:lt - 1], o_t[k], sec, True)
             continue
         # "<... name resumed>rest": its first half is the pid's previous split line, "name(args <unfinished ...>"
-        if not j or line[b:b + 9] != " resumed>" or u >= k or u in out:
+        if not j or text[b:b + 9] != " resumed>" or u >= k or u in out:
             continue
-        start = data[o_start[u]:o_end[u]].decode("latin-1")
-        if not start.endswith(_UNFINISHED) or start[ua:ub + 1] != name + "(":
+        u_end = o_end[u]
+        if text[u_end - len(_UNFINISHED):u_end] != _UNFINISHED or text[ua:ub + 1] != name + "(":
             continue
-        uargs = start[ub + 1:-len(_UNFINISHED)]
-        got = _plain_result(line, b + 9)
-        if got is None or "=" in uargs:  # '=' in a first half: the pattern might read it as a whole call
+        uargs = text[ub + 1:u_end - len(_UNFINISHED)]
+        if "=" in uargs:  # '=' in a first half: the pattern might read it as a whole call
             continue
         out[u] = _STARTED
-        out[k] = (name, uargs + got[0], got[1], o_t[u], float(got[2]), False)
+        out[k] = (name, uargs + text[b + 9:c], text[e + 2:lt - 1], o_t[u], sec, False)
     return out
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Scan", "scan", "HOT_NAMES", "PAD"]
+__all__ = ["Scan", "scan", "plain_results", "HOT_NAMES", "PAD"]
 
 #: the calls handled here; index = the code in :attr:`Scan.name`
 HOT_NAMES = ("read", "write", "pread64", "pwrite64")
@@ -85,6 +85,10 @@ class Scan:
     pair_prev: np.ndarray | None = None
     #: set by the caller: the whole lines it counted without reading them
     quiet: np.ndarray | None = None
+    #: where each line's last '<', the last '=' before it, and the last byte before that '=' and its spaces are
+    lt: np.ndarray | None = None
+    eq: np.ndarray | None = None
+    close_at: np.ndarray | None = None
 
     def words_at(self, positions: np.ndarray) -> np.ndarray:
         """The 8 bytes at each buffer position, as little-endian words."""
@@ -284,7 +288,7 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     complete &= (a[eq - 1] == _SP) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
     # strace pads a short call's result to column 40 ("close(3)          = 0"): its ')' is before the spaces
     close_at = eq - 2
-    padded = np.flatnonzero(complete & (a[close_at] == _SP))
+    padded = np.flatnonzero((complete | resumed) & (a[eq - 1] == _SP) & (a[close_at] == _SP))
     for _ in range(64):
         if not len(padded):
             break
@@ -358,4 +362,30 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     complete &= ~hot & ~skip
     pair_prev[hot | skip] = -1
     return Scan(n, absolute, pid, clock, hot, name, fd, ret, offset, dur, starts, ends, path_start, path_end, buf,
-                partner, skip, complete, name_key, name_start, name_end, pair_prev=pair_prev)
+                partner, skip, complete, name_key, name_start, name_end, pair_prev=pair_prev, lt=lt, eq=eq,
+                close_at=close_at)
+
+
+def plain_results(sc: Scan, lines: np.ndarray, args_from: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each of ``lines`` ends ``...) = N <S.UUUUUU>`` with its arguments from buffer byte ``args_from`` to
+    the ')' (any spaces before '=', ``N`` 1 to 16 digits, ``S`` 1 to 8), and the seconds ``S.UUUUUU`` (as
+    ``float()`` reads them; meaningful where it does)."""
+    a = np.frombuffer(sc.buf, dtype=np.uint8)
+    eq, lt, close_at, ends = sc.eq[lines], sc.lt[lines], sc.close_at[lines], sc.ends[lines]
+    dot = ends - 8
+    width = lt - 1 - (eq + 2)
+    ok = (a[ends - 1] == _GT) & (lt > eq) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
+    ok &= (a[eq - 1] == _SP) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP) & (a[close_at] == _CPAREN)
+    ok &= (close_at >= args_from) & (close_at < eq) & (width >= 1) & (width <= 16)
+    seconds = np.zeros(len(lines))
+    sel = np.flatnonzero(ok)
+    if len(sel):
+        A = np.frombuffer(sc.buf, dtype=np.uint64)
+        _, digits = _number(A, eq[sel] + 2, lt[sel] - 1)
+        whole, ok2 = _number(A, lt[sel] + 1, dot[sel])
+        digits &= ok2
+        frac, ok2 = _number(A, dot[sel] + 1, ends[sel] - 1)
+        digits &= ok2
+        ok[sel] = digits
+        seconds[sel] = (whole * 1_000_000 + frac) / 1e6
+    return ok, seconds
