@@ -970,7 +970,7 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         agg.add(_classify(tr, rows))
         tr.new_chunk()
         tr.end_chunk()
-        first += data.count(b"\n")
+        first += sc.n if sc is not None else data.count(b"\n")  # the scan counted the chunk's lines
     if cut_line is not None:
         warnings.append(f"line {first}, the last, is cut short (strace stopped while writing it?) and was left out: "
                         f"{cut_line[:80]!r}")
