@@ -350,22 +350,24 @@ def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] |
         # a stream's first access starts a sequential run at offset 0 or when the stream's next access continues it
         opens_run = unknown_off | (a_off == 0) | (next_start == end)
         kind[(unknown_prev & opens_run) | (~unknown_prev & (unknown_off | (gap == 0)))] = _SEQ
-    for r in a_last_ofd.tolist():
-        ofds[int(a_group[r])].streams[-1] = (float(a_off[r]), float(end[r]), float(a_n[r]))
-    for r in p_last.tolist():
-        i = by_pid[r]
-        ofds[int(a_group[i])].streams[int(a_pid[i])] = (float(a_off[i]), float(end[i]), float(a_n[i]))
+    # (read out as lists first: a description per opened file makes these loops long in traces of many files)
+    r = a_last_ofd
+    for g, start, stop, size in zip(a_group[r].tolist(), a_off[r].tolist(), end[r].tolist(), a_n[r].tolist(),
+                                    strict=True):
+        ofds[g].streams[-1] = (start, stop, size)
+    r = by_pid[p_last]
+    for g, p, start, stop, size in zip(a_group[r].tolist(), a_pid[r].tolist(), a_off[r].tolist(), end[r].tolist(),
+                                       a_n[r].tolist(), strict=True):
+        ofds[g].streams[int(p)] = (start, stop, size)
     # carry the state forward
     write = rows[order, 6][a_rows].astype(np.int64)
     cls = write * 2 + (kind == _RAND)
     counts = np.zeros((len(ofds), 5))
     np.add.at(counts, (a_group, cls), 1)
     np.add.at(counts, (a_group, 4), a_n)
-    for j, o in enumerate(ofds):
-        o.offset = float(new_offset[j])
-        c = o.counts
-        for k in range(5):
-            c[k] += int(counts[j, k])
+    for o, offset, added in zip(ofds, new_offset.tolist(), counts.astype(np.int64).tolist(), strict=True):
+        o.offset = offset
+        o.counts = [c + a for c, a in zip(o.counts, added, strict=True)]
     # back to trace order
     pos = order[a_rows]
     back = np.argsort(pos, kind="stable")
