@@ -37,13 +37,13 @@ def test_it_reads_the_split_opens_and_closes_as_pairs(tar_trace):
     import numpy as np
 
     from apps.profiles.parsers.strace import _STARTED, _plain_calls, _quiet_calls
-    from apps.profiles.parsers.stracescan import scan
+    from apps.profiles.parsers.stracescan import PAD, scan
 
     data = tar_trace.read_bytes()
     sc = scan(data)
     _quiet_calls(sc, data)
     other = np.flatnonzero(~sc.hot & ~sc.skip & ~sc.quiet)
-    starts, ends = (sc.starts[other] - 16).tolist(), (sc.ends[other] - 16).tolist()
+    starts, ends = (sc.starts[other] - PAD).tolist(), (sc.ends[other] - PAD).tolist()
     plain = _plain_calls(sc, data.decode("latin-1"), other, starts, ends, [0.0] * len(other))
     # every second half of an open or close whose result is a plain number: "<... close resumed>) = 0 <0.000017>"
     expected = len(re.findall(rb"<\.\.\. (?:openat|close) resumed>.*\) += \d+ <\d+\.\d+>\n", data))
@@ -57,13 +57,13 @@ def test_what_it_reads_without_the_pattern_is_what_the_pattern_reads(tar_trace):
     import numpy as np
 
     from apps.profiles.parsers.strace import _LINE, _STARTED, _plain_calls, _quiet_calls
-    from apps.profiles.parsers.stracescan import scan
+    from apps.profiles.parsers.stracescan import PAD, scan
 
     data = tar_trace.read_bytes()
     sc = scan(data)
     _quiet_calls(sc, data)
     other = np.flatnonzero(~sc.hot & ~sc.skip & ~sc.quiet)
-    starts, ends = (sc.starts[other] - 16).tolist(), (sc.ends[other] - 16).tolist()
+    starts, ends = (sc.starts[other] - PAD).tolist(), (sc.ends[other] - PAD).tolist()
     # each call's "start time" given as its line's place among the other lines: a pair's names its first half
     plain = _plain_calls(sc, data.decode("latin-1"), other, starts, ends, list(range(len(other))))
     text = [data[a:b].decode("latin-1") for a, b in zip(starts, ends, strict=True)]
