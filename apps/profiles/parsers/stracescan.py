@@ -13,7 +13,7 @@ not in the one layout it knows (``PID SP TIME SP ...`` with ``-tt`` or ``-ttt`` 
 stamps on every line), and the caller parses that chunk line by line as before.
 
 Numbers are read from their bytes: the 16 bytes before a number's end are loaded as two
-64-bit words (from aligned words, joined by shifts), the bytes before the number are
+64-bit words (unaligned loads from a strided view of the buffer), the bytes before the number are
 shifted out (replaced by '0'), the words checked to hold only digits, and the digits combined
 by the SWAR multiply-shift trick.
 """
@@ -92,7 +92,7 @@ class Scan:
 
     def words_at(self, positions: np.ndarray) -> np.ndarray:
         """The 8 bytes at each buffer position, as little-endian words."""
-        return np.ndarray((len(self.buf) - 7,), dtype="<u8", buffer=self.buf, strides=(1,))[positions]
+        return _words(self.buf)[positions]
 
 
 def _swar8(w: np.ndarray) -> np.ndarray:
@@ -115,13 +115,9 @@ def _digits(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _window(A: np.ndarray, first: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The 8 bytes from buffer byte ``first`` (any alignment), all but the top ``keep`` replaced by '0':
-    as digit nibbles, and whether all 8 are digits."""
-    q = first >> _U(3)
-    r8 = (first & _U(7)) << _U(3)
-    w = A.take(q)
-    w >>= r8
-    w |= A[1:].take(q) << (_U(64) - r8)  # numpy defines a shift by 64 as 0
+    """The 8 bytes from buffer byte ``first`` (any alignment; ``A`` is :func:`_words` of the buffer), all but
+    the top ``keep`` replaced by '0': as digit nibbles, and whether all 8 are digits."""
+    w = A[first]  # one unaligned load per position: twice as fast as two aligned takes joined by shifts
     k = (_U(8) - keep) << _U(3)
     w >>= k
     w <<= k
@@ -129,9 +125,14 @@ def _window(A: np.ndarray, first: np.ndarray, keep: np.ndarray) -> tuple[np.ndar
     return _digits(w)
 
 
+def _words(buf) -> np.ndarray:
+    """The 8 bytes from every byte position of ``buf`` on, as little-endian words (a view, no copy)."""
+    return np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
+
+
 def _number(A: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Values of the decimal digits in buffer bytes ``[start, end)`` (1 to 16 bytes: checked by the caller),
-    and whether they are all digits."""
+    """Values of the decimal digits in buffer bytes ``[start, end)`` (1 to 16 bytes: checked by the caller;
+    ``A`` is :func:`_words` of the buffer), and whether they are all digits."""
     end = end.astype(np.uint64)
     length = end - start.astype(np.uint64)
     low, ok = _window(A, end - _U(8), np.minimum(length, _U(8)))
@@ -159,7 +160,7 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     work[_PAD:_PAD + n_bytes] = data  # the _PAD bytes before it are never written
     buf = memoryview(work)[:size]
     a = np.frombuffer(buf, dtype=np.uint8)
-    A = np.frombuffer(buf, dtype=np.uint64)
+    A = _words(buf)
     body = a[_PAD:_PAD + n_bytes]
     ends = np.flatnonzero(body == _NL)
     if not len(ends) or ends[-1] != n_bytes - 1:
@@ -203,7 +204,7 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
                 or (a[sp1 + 9] != _DOT).any():
             return None
         # "HH:MM:SS" as one word, its colons turned to '0': the digits of HH0MM0SS
-        hms, ok1 = _digits(np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[sp1 + 1] ^ _COLONS_TO_0)
+        hms, ok1 = _digits(A[sp1 + 1] ^ _COLONS_TO_0)
         hms = _swar8(hms).view(np.int64)
         us, ok2 = _number(A, sp1 + 10, sp2)
         if not (ok1 & ok2).all():
@@ -223,7 +224,7 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     n = len(ends)
     # hot calls: "name(" right after the stamp, a numeric fd, ") = N <D.DDDDDD>" at the end
     name = np.full(n, -1, dtype=np.int64)
-    word = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[sp2 + 1]  # take() would copy it all
+    word = A[sp2 + 1]
     for code, (value, width, _) in enumerate(_NAME_WORDS):
         mask = _U((1 << (8 * width)) - 1)
         name[(word & mask) == _U(value)] = code
@@ -232,15 +233,13 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     resumed = (word & _U(0xFFFFFFFFFF)) == _U(_RESUMED_WORD)
     r = np.flatnonzero(resumed)
     if len(r):
-        rword = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[sp2[r] + 6]
+        rword = A[sp2[r] + 6]
         for code, (_, _width, length) in enumerate(_NAME_WORDS):
             value = int.from_bytes((HOT_NAMES[code] + " ").encode()[:8].ljust(8, b"\0"), "little")
             mask = _U((1 << (8 * min(length + 1, 8))) - 1)
             rname[r[(rword & mask) == _U(value)]] = code
-    unfinished = ((ends - starts) > 17) & (np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[
-        np.maximum(ends - 16, 0)] == _U(_UNFINISHED_WORDS[0]))
-    unfinished &= np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[np.maximum(ends - 8, 0)] \
-        == _U(_UNFINISHED_WORDS[1])
+    unfinished = ((ends - starts) > 17) & (A[np.maximum(ends - 16, 0)] == _U(_UNFINISHED_WORDS[0]))
+    unfinished &= A[np.maximum(ends - 8, 0)] == _U(_UNFINISHED_WORDS[1])
     hot = name >= 0
     commas, lts, eqs = np.flatnonzero(a == _COMMA), np.flatnonzero(a == _LT), np.flatnonzero(a == _EQ)
     if not ((hot.any() or (rname >= 0).any()) and len(commas) and len(lts) and len(eqs)):
@@ -299,7 +298,7 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     low_mask = np.where(w8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(w8, _U(63))) - _U(1))
     rest8 = np.clip(name_width - 8, 0, 8).astype(np.uint64) * _U(8)
     high_mask = np.where(rest8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(rest8, _U(63))) - _U(1))
-    words = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    words = A
     name_start, name_end = sp2 + 1, paren_at.copy()
     if len(r):  # a resumed half's name: after "<... ", up to the space before "resumed>"
         rn_start = sp2[r] + 6
@@ -380,7 +379,7 @@ def plain_results(sc: Scan, lines: np.ndarray, args_from: np.ndarray) -> tuple[n
     seconds = np.zeros(len(lines))
     sel = np.flatnonzero(ok)
     if len(sel):
-        A = np.frombuffer(sc.buf, dtype=np.uint64)
+        A = _words(sc.buf)
         _, digits = _number(A, eq[sel] + 2, lt[sel] - 1)
         whole, ok2 = _number(A, lt[sel] + 1, dot[sel])
         digits &= ok2
