@@ -12,7 +12,9 @@ per-line parser.  It returns ``None`` when the chunk is
 not in the one layout it knows (``PID SP TIME SP ...`` with ``-tt`` or ``-ttt`` microsecond
 stamps on every line), and the caller parses that chunk line by line as before.
 
-Numbers are read from their bytes: the 16 bytes before a number's end are loaded as two
+Each line's ``PID SP TIME SP`` prefix is found in the words at its start (the first space, or the first
+byte that is not one, located in a 64-bit word with a zero-byte test and a multiply), not in a list of
+every space of the chunk.  Numbers are read from their bytes: the 16 bytes before a number's end are loaded as two
 64-bit words (unaligned loads from a strided view of the buffer), the bytes before the number are
 shifted out (replaced by '0'), the words checked to hold only digits, and the digits combined
 by the SWAR multiply-shift trick.
@@ -45,6 +47,9 @@ _NAME_WORDS = [(int.from_bytes((n + "(").encode()[:8].ljust(8, b"\0"), "little")
 #: "<... " opening a resumed half, and the 16 bytes ending an unfinished one ("<unfinished ...>")
 _RESUMED_WORD = int.from_bytes(b"<... ", "little")
 _UNFINISHED_WORDS = (int.from_bytes(b"<unfinis", "little"), int.from_bytes(b"hed ...>", "little"))
+_LOW7, _HIGH_BITS = _U(0x7F7F7F7F7F7F7F7F), _U(0x8080808080808080)
+#: multiplying the word 1 << 8k by this puts k in the top byte
+_BYTE_AT = _U(0x0001020304050607)
 #: XOR turning the two colons of "HH:MM:SS" (bytes 2 and 5 of its word) into '0' (':' ^ '0' = 0x0A)
 _COLONS_TO_0 = _U(0x0A << 16 | 0x0A << 40)
 
@@ -125,6 +130,17 @@ def _window(A: np.ndarray, first: np.ndarray, keep: np.ndarray) -> tuple[np.ndar
     return _digits(w)
 
 
+def _first_byte(w: np.ndarray, byte: int, other: bool = False) -> np.ndarray:
+    """In each little-endian word, where the first byte equal to ``byte`` is (with ``other``: the first byte
+    that is not), 0 to 7, or 8 where there is none."""
+    x = w ^ _U(0x0101010101010101 * byte)
+    hit = ((x & _LOW7) + _LOW7) | x  # high bit of each byte set where x's byte is not zero (exact: no carries)
+    hit = (hit & _HIGH_BITS) if other else (~(hit | _LOW7))
+    lowest = hit & (~hit + _U(1))
+    at = ((lowest >> _U(7)) * _BYTE_AT) >> _U(56)  # 0x80 << 8k -> k
+    return np.where(hit == 0, 8, at.astype(np.int64))
+
+
 def _words(buf) -> np.ndarray:
     """The 8 bytes from every byte position of ``buf`` on, as little-endian words (a view, no copy)."""
     return np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
@@ -152,7 +168,7 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     ``work``, when given, is a buffer from an earlier call (:attr:`Scan.buf`'s ``obj``) reused when big enough:
     a fresh one per chunk costs as much again as copying the chunk in (the pages are new)."""
     n_bytes = len(data)
-    size = ((_PAD + n_bytes + 8) // 8 + 2) * 8
+    size = ((_PAD + n_bytes + 8) // 8 + 4) * 8  # 24 bytes or more after the chunk: words read past a line's end
     if work is None or len(work) < size:
         work = bytearray(size)
     else:
@@ -176,22 +192,19 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     starts[1:] = ends[:-1] + 1
     if ((ends - starts) < 20).any():
         return None  # blank or short lines: the per-line parser names them
-    spaces = np.flatnonzero(a == _SP)
-    i = np.searchsorted(spaces, starts)
-    if i[-1] + 1 >= len(spaces):
-        return None
-    sp1 = spaces[i]
-    # strace pads short PIDs with spaces: the time stamp starts after the run of spaces
-    last = len(spaces) - 2
-    for _ in range(8):
-        more = (i < last) & (spaces[np.minimum(i + 1, last + 1)] == spaces[i] + 1)
-        if not more.any():
-            break
-        i = i + more
-    if i[-1] + 1 >= len(spaces):
-        return None
-    pid_end = sp1
-    sp1, sp2 = spaces[i], spaces[i + 1]
+    # "PID SP+ TIME SP", found in the words at each line's start rather than in a list of every space:
+    # the PID's end, the last space of the run after it (strace pads short PIDs) and the space after the stamp
+    pid_end = starts + _first_byte(A[starts], _SP)
+    run = _first_byte(A[pid_end], _SP, other=True)
+    wide = np.flatnonzero(run == 8)
+    run[wide] += _first_byte(A[pid_end[wide] + 8], _SP, other=True)
+    if (run > 9).any():
+        return None  # a run of spaces no stamp follows
+    sp1 = pid_end + run - 1
+    sp2 = sp1 + 1 + _first_byte(A[sp1 + 1], _SP)
+    for more in (9, 17):  # -ttt stamps are up to 17 bytes
+        far = np.flatnonzero(sp2 - sp1 == more)
+        sp2[far] += _first_byte(A[sp1[far] + more], _SP)
     if (sp2 >= ends).any() or ((pid_end - starts) < 1).any() or ((pid_end - starts) > 7).any():
         return None  # not "PID SP TIME SP" on every line
     pid, ok = _number(A, starts, pid_end)
@@ -302,7 +315,10 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     name_start, name_end = sp2 + 1, paren_at.copy()
     if len(r):  # a resumed half's name: after "<... ", up to the space before "resumed>"
         rn_start = sp2[r] + 6
-        rn_end = spaces[np.minimum(np.searchsorted(spaces, rn_start), len(spaces) - 1)]
+        rn_end = rn_start + _first_byte(A[rn_start], _SP)
+        for more in (8, 16):  # names of up to 16 bytes; a longer one is not keyed
+            far = np.flatnonzero(rn_end - rn_start == more)
+            rn_end[far] += _first_byte(A[rn_start[far] + more], _SP)
         name_start[r], name_end[r] = rn_start, rn_end
         name_width[r] = rn_end - rn_start
         w8 = np.minimum(name_width, 8).astype(np.uint64) * _U(8)
