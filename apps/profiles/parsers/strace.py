@@ -365,9 +365,9 @@ def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] |
     counts = np.zeros((len(ofds), 5))
     np.add.at(counts, (a_group, cls), 1)
     np.add.at(counts, (a_group, 4), a_n)
-    for o, offset, added in zip(ofds, new_offset.tolist(), counts.astype(np.int64).tolist(), strict=True):
+    for o, offset, added in zip(ofds, new_offset.tolist(), counts.tolist(), strict=True):
         o.offset = offset
-        o.counts = [c + a for c, a in zip(o.counts, added, strict=True)]
+        o.counts = [c + int(a) for c, a in zip(o.counts, added, strict=True)]  # int(): exact past 2**63 too
     # back to trace order
     pos = order[a_rows]
     back = np.argsort(pos, kind="stable")
