@@ -12,9 +12,10 @@ per-line parser.  It returns ``None`` when the chunk is
 not in the one layout it knows (``PID SP TIME SP ...`` with ``-tt`` or ``-ttt`` microsecond
 stamps on every line), and the caller parses that chunk line by line as before.
 
-Each line's ``PID SP TIME SP`` prefix is found in the words at its start (the first space, or the first
-byte that is not one, located in a 64-bit word with a zero-byte test and a multiply), not in a list of
-every space of the chunk.  Numbers are read from their bytes: the 16 bytes before a number's end are loaded as two
+Each line's ``PID SP TIME SP`` prefix and the ``(`` after its call's name are found in the words at
+its start (the first byte equal to, or different from, a given one, located in a 64-bit word with a
+zero-byte test and a multiply), not in lists of every space and parenthesis of the chunk.  Numbers are
+read from their bytes: the 16 bytes before a number's end are loaded as two
 64-bit words (unaligned loads from a strided view of the buffer), the bytes before the number are
 shifted out (replaced by '0'), the words checked to hold only digits, and the digits combined
 by the SWAR multiply-shift trick.
@@ -292,8 +293,10 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     half &= ~positional | off_ok
     # other whole calls, "name(...) = R <S.UUUUUU>" with a name of 1-16 bytes: keyed by their name's bytes
     # (the caller counts those that change nothing it follows, without reading them line by line)
-    parens = np.flatnonzero(a == _PAREN)
-    paren_at = parens[np.minimum(np.searchsorted(parens, sp2 + 1), len(parens) - 1)] if len(parens) else sp2
+    paren_at = sp2 + 1 + _first_byte(A[sp2 + 1], _PAREN)
+    for more in (8, 16):  # names of up to 16 bytes; past that the line's name is not keyed
+        far = np.flatnonzero(paren_at - sp2 - 1 == more)
+        paren_at[far] += _first_byte(A[sp2[far] + 1 + more], _PAREN)
     name_width = paren_at - sp2 - 1
     complete = (name_width >= 1) & (name_width <= 16) & (paren_at < eq) & ~resumed & ~unfinished
     complete &= (a[ends - 1] == _GT) & (lt > eq) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
