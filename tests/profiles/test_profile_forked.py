@@ -47,7 +47,7 @@ def test_line_by_line_and_vectorised_paths_agree_on_forked_readers(samples, monk
     from apps.profiles.parsers import strace
 
     fast = analyse(parse(samples / "forked_read.strace"))["summary"]
-    monkeypatch.setattr(strace, "scan", lambda data: None)
+    monkeypatch.setattr(strace, "scan", lambda data, work=None: None)
     slow = analyse(parse(samples / "forked_read.strace"))["summary"]
     assert fast["ops"] == slow["ops"] and fast["bytes"] == slow["bytes"]
 

@@ -100,7 +100,7 @@ def test_the_vectorised_strace_path_agrees_with_the_line_by_line_one(samples, na
     from apps.profiles.parsers import strace
 
     fast = parse(samples / name)
-    monkeypatch.setattr(strace, "scan", lambda data: None)  # every chunk line by line
+    monkeypatch.setattr(strace, "scan", lambda data, work=None: None)  # every chunk line by line
     slow = parse(samples / name)
     assert fast.meta == slow.meta
     assert fast.aggregates == slow.aggregates
@@ -156,7 +156,7 @@ def test_descriptor_paths_that_change_without_a_close_are_followed_alike_by_both
     path.write_text("\n".join(lines) + "\n")
     assert scan(path.read_bytes()).hot.all()
     fast = parse(path, "strace")
-    monkeypatch.setattr(strace, "scan", lambda data: None)
+    monkeypatch.setattr(strace, "scan", lambda data, work=None: None)
     slow = parse(path, "strace")
     assert fast.meta == slow.meta and fast.aggregates == slow.aggregates
     assert {row[0] for row in fast.meta["top_files"]} == {p for p in paths if not p.startswith("pipe:")}

@@ -77,3 +77,33 @@ def test_the_profile_page_and_the_cli_show_the_warning(db, samples, logged_in):
     profile = Profile.objects.get()
     html = logged_in.get(profile.get_absolute_url()).content.decode()
     assert 'id="profile-warnings"' in html and "line 1032, the last, is cut short" in html
+
+
+@pytest.mark.parametrize("clock", ["10:00:00.{:06d}", "1795314676.{:06d}"])
+def test_the_scan_finds_pids_of_every_width_and_both_stamp_styles(tmp_path, monkeypatch, clock):
+    """strace pads a PID to five columns and a space (``1     10:00:...``, ``4194304 10:00:...``): the scan reads
+    each line's PID and stamp as the line-by-line path does."""
+    from apps.profiles.parsers import strace
+    from apps.profiles.parsers.stracescan import scan
+
+    pids = [1, 42, 4001, 65535, 123456, 4194304]
+    lines = [f'{pid:<5d} {clock.format(i)} pread64(3, "x"..., 4096, {4096 * i}) = 4096 <0.000005>'
+             for i, pid in enumerate(pids * 10)]
+    path = tmp_path / "widths.strace"
+    path.write_text("\n".join(lines) + "\n")
+    sc = scan(path.read_bytes())
+    assert sc.pid.tolist() == pids * 10
+    assert sc.hot.all()
+    fast = parse(path, "strace")
+    monkeypatch.setattr(strace, "scan", lambda data, work=None: None)
+    slow = parse(path, "strace")
+    assert fast.meta == slow.meta and fast.aggregates == slow.aggregates
+    assert fast.meta["processes"] == len(pids)
+
+
+def test_a_run_of_spaces_no_stamp_follows_is_left_to_the_line_by_line_path(tmp_path):
+    from apps.profiles.parsers.stracescan import scan
+
+    line = '4001 10:00:00.000000 read(3, "x"..., 4096) = 4096 <0.000005>\n'
+    assert scan((line * 3).encode()) is not None
+    assert scan((line * 2 + line.replace("4001 ", "4001" + " " * 10)).encode()) is None

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .base import Parsed, ParseError, Progress, last_line, read_byte_chunks
-from .stracescan import HOT_NAMES, Scan, scan
+from .stracescan import HOT_NAMES, Scan, plain_results, scan
 from .stracescan import PAD as SCAN_PAD
 
 __all__ = ["parse_strace", "CLASSES", "SIZE_BINS", "IAT_BINS", "looks_like_strace", "looks_relative", "RELATIVE"]
@@ -350,22 +350,24 @@ def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] |
         # a stream's first access starts a sequential run at offset 0 or when the stream's next access continues it
         opens_run = unknown_off | (a_off == 0) | (next_start == end)
         kind[(unknown_prev & opens_run) | (~unknown_prev & (unknown_off | (gap == 0)))] = _SEQ
-    for r in a_last_ofd.tolist():
-        ofds[int(a_group[r])].streams[-1] = (float(a_off[r]), float(end[r]), float(a_n[r]))
-    for r in p_last.tolist():
-        i = by_pid[r]
-        ofds[int(a_group[i])].streams[int(a_pid[i])] = (float(a_off[i]), float(end[i]), float(a_n[i]))
+    # (read out as lists first: a description per opened file makes these loops long in traces of many files)
+    r = a_last_ofd
+    for g, start, stop, size in zip(a_group[r].tolist(), a_off[r].tolist(), end[r].tolist(), a_n[r].tolist(),
+                                    strict=True):
+        ofds[g].streams[-1] = (start, stop, size)
+    r = by_pid[p_last]
+    for g, p, start, stop, size in zip(a_group[r].tolist(), a_pid[r].tolist(), a_off[r].tolist(), end[r].tolist(),
+                                       a_n[r].tolist(), strict=True):
+        ofds[g].streams[int(p)] = (start, stop, size)
     # carry the state forward
     write = rows[order, 6][a_rows].astype(np.int64)
     cls = write * 2 + (kind == _RAND)
     counts = np.zeros((len(ofds), 5))
     np.add.at(counts, (a_group, cls), 1)
     np.add.at(counts, (a_group, 4), a_n)
-    for j, o in enumerate(ofds):
-        o.offset = float(new_offset[j])
-        c = o.counts
-        for k in range(5):
-            c[k] += int(counts[j, k])
+    for o, offset, added in zip(ofds, new_offset.tolist(), counts.tolist(), strict=True):
+        o.offset = offset
+        o.counts = [c + int(a) for c, a in zip(o.counts, added, strict=True)]  # int(): exact past 2**63 too
     # back to trace order
     pos = order[a_rows]
     back = np.argsort(pos, kind="stable")
@@ -775,7 +777,8 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         st.flags["pids"] = True
         tr.pids.add(pid)
         tr.table(pid)
-    others = np.flatnonzero(~hot & ~sc.skip & ~quiet).tolist()
+    other = np.flatnonzero(~hot & ~sc.skip & ~quiet)
+    others = other.tolist()
     # the open file description of each hot line, from the descriptor tables as they stand at that line:
     # one lookup per (stretch between two other lines, pid, fd, path), in trace order
     pid_h, fd_h = sc.pid[h], sc.fd[h]
@@ -794,12 +797,15 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     p, npairs = 0, len(order)
     row_lines: list[int] = []
     rows = tr.rows
-    starts, ends = sc.starts.tolist(), sc.ends.tolist()
-    t_list = t.tolist()
-    pid_list = sc.pid.tolist()
+    n_other = len(others)
+    o_start, o_end = (sc.starts[other] - SCAN_PAD).tolist(), (sc.ends[other] - SCAN_PAD).tolist()
+    o_t, o_pid = t[other].tolist(), sc.pid[other].tolist()
+    text = data.decode("latin-1")  # one character per byte: the scan's positions index it
+    plain = _plain_calls(sc, text, other, o_start, o_end, o_t)
     match = _LINE.match
     tr_tables = tr.tables
-    for j in others + [len(t_list)]:
+    pending = tr.pending
+    for k, j in enumerate(others + [sc.n]):
         while p < npairs and pair_line[p] < j:
             pid, fd = pair_pid[p], pair_fd[p]
             tab = tables_get(pid)
@@ -813,21 +819,36 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
                 o = tr.ofd(pid, fd, path)
             ofd_idx[p], ofd_file[p] = o.idx, o.is_file
             p += 1
-        if j == len(t_list):
+        if k == n_other:
             break
-        line = data[starts[j] - SCAN_PAD:ends[j] - SCAN_PAD].decode("latin-1")
         before = len(rows)
-        m = match(line)
-        if m is None or m.group(1) is not None:  # let the per-line parser name the problem
-            _chunk_by_lines(tr, st, hot_calls, [line], first + j, t_list[j])
-        else:  # "PID TIME ...": the scan has read the PID and the time
-            pid = pid_list[j]
+        pid = o_pid[k]
+        call = plain.get(k)
+        if call is not None:  # a followed call read without the pattern (see _plain_calls)
             if pid not in tr_tables:
                 flags["pids"] = True
                 tr.pids.add(pid)
                 tr.table(pid)
-            _event_line(tr, st, m, pid, t_list[j], first + j)
             st.lines += 1
+            if call is _STARTED:  # the first half of a pair read at its second: as if its start were pending
+                pending.pop(pid, None)
+                continue
+            name, args, ret, t_call, dur, whole = call
+            tr.call(pid, name, args, ret, t_call, dur, first + j)
+            if whole:
+                flags["durations"] = True
+        else:
+            line = text[o_start[k]:o_end[k]]
+            m = match(line)
+            if m is None or m.group(1) is not None:  # let the per-line parser name the problem
+                _chunk_by_lines(tr, st, hot_calls, [line], first + j, o_t[k])
+            else:  # "PID TIME ...": the scan has read the PID and the time
+                if pid not in tr_tables:
+                    flags["pids"] = True
+                    tr.pids.add(pid)
+                    tr.table(pid)
+                _event_line(tr, st, m, pid, o_t[k], first + j)
+                st.lines += 1
         if len(rows) > before:
             row_lines.extend([j] * ((len(rows) - before) // ROW_FIELDS))
     st.lines += len(h) + int(np.count_nonzero(sc.skip)) + int(np.count_nonzero(quiet))
@@ -855,6 +876,69 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     return np.concatenate([hot_rows, other_rows])[np.argsort(lines_of, kind="stable")]
 
 
+#: a first half that :func:`_plain_calls` reads with its second
+_STARTED = ("started",)
+_UNFINISHED = " <unfinished ...>"
+
+
+def _plain_calls(sc: Scan, text: str, other: np.ndarray, o_start: list[int], o_end: list[int],
+                 o_t: list[float]) -> dict[int, tuple]:
+    """Among a scanned chunk's other lines (``other``; ``text`` the chunk decoded), the calls the tracker follows
+    (opens, closes, seeks, dups...) in their plainest form, cut at the positions the scan found rather than read
+    with the line pattern: whole calls, and ``<unfinished ...>``/``<... resumed>`` pairs the scan joined, whose
+    result and duration are plain digits (:func:`~.stracescan.plain_results`).  Keyed by the position in ``other``: ``(name, args, result, start s, duration s,
+    whole)`` (what :func:`_event_line` would pass to the tracker), or :data:`_STARTED` for a pair's first half.
+    Lines in any other form are left out (the pattern reads them, and names the line of a problem)."""
+    out: dict[int, tuple] = {}
+    if sc.name_start is None or not len(other):
+        return out
+    whole = sc.whole[other]
+    prev = sc.pair_prev[other]
+    cand = np.flatnonzero(whole | (prev >= 0))
+    if not len(cand):
+        return out
+    # only the names the tracker follows: each distinct name (by the scan's key) decoded once
+    keys, first = np.unique(sc.name_key[other[cand]], return_index=True)
+    named = [text[a - SCAN_PAD:b - SCAN_PAD] for a, b in zip(sc.name_start[other[cand[first]]].tolist(),
+                                                             sc.name_end[other[cand[first]]].tolist(), strict=True)]
+    followed = keys[[nm in _FOLLOWED for nm in named]]
+    cand = cand[np.isin(sc.name_key[other[cand]], followed)]
+    if not len(cand):
+        return out
+    lines = other[cand]
+    is_whole = whole[cand]
+    ok, seconds = plain_results(sc, lines, np.where(is_whole, sc.name_end[lines] + 1, sc.name_end[lines] + 9))
+    cand, lines, is_whole, seconds = cand[ok], lines[ok], is_whole[ok], seconds[ok]
+    first_half = np.searchsorted(other, np.maximum(prev[cand], 0))
+    first_half = np.minimum(first_half, len(other) - 1)
+    starts_at = other[first_half]
+    joined = (prev[cand] >= 0) & (starts_at == prev[cand])  # the first half is among the other lines
+    p = SCAN_PAD
+    for k, a, b, c, e, lt, u, ua, ub, w, j, sec in zip(
+            cand.tolist(), (sc.name_start[lines] - p).tolist(), (sc.name_end[lines] - p).tolist(),
+            (sc.close_at[lines] - p).tolist(), (sc.eq[lines] - p).tolist(), (sc.lt[lines] - p).tolist(),
+            first_half.tolist(), (sc.name_start[starts_at] - p).tolist(), (sc.name_end[starts_at] - p).tolist(),
+            is_whole.tolist(), joined.tolist(), seconds.tolist(), strict=True):
+        name = text[a:b]
+        if name not in _FOLLOWED:
+            continue
+        if w:
+            out[k] = (name, text[b + 1:c], text[e + 2:lt - 1], o_t[k], sec, True)
+            continue
+        # "<... name resumed>rest": its first half is the pid's previous split line, "name(args <unfinished ...>"
+        if not j or text[b:b + 9] != " resumed>" or u >= k or u in out:
+            continue
+        u_end = o_end[u]
+        if text[u_end - len(_UNFINISHED):u_end] != _UNFINISHED or text[ua:ub + 1] != name + "(":
+            continue
+        uargs = text[ub + 1:u_end - len(_UNFINISHED)]
+        if "=" in uargs:  # '=' in a first half: the pattern might read it as a whole call
+            continue
+        out[u] = _STARTED
+        out[k] = (name, uargs + text[b + 9:c], text[e + 2:lt - 1], o_t[u], sec, False)
+    return out
+
+
 def _vectorised_lines(sc: Scan) -> int:
     """How many of a scanned chunk's lines the vectorised path reads without the per-line parser (at most)."""
     joined = 2 * int(np.count_nonzero(sc.pair_prev >= 0)) if sc.pair_prev is not None else 0
@@ -874,8 +958,11 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
     first = 1
     warnings: list[str] = []
     limit, cut_line = _cut_last_line(path, filename)
+    work = None  # the scan's buffer, reused chunk after chunk
     for _, data in _terminal_notes(read_byte_chunks(path, progress, limit=limit), st):
-        sc = scan(data)
+        sc = scan(data, work)
+        if sc is not None and sc.buf is not None:
+            work = sc.buf.obj
         rows = None
         if sc is not None and 2 * _vectorised_lines(sc) >= sc.n:
             rows = _chunk_by_scan(tr, st, hot_calls, sc, data, first)
@@ -885,7 +972,7 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         agg.add(_classify(tr, rows))
         tr.new_chunk()
         tr.end_chunk()
-        first += data.count(b"\n")
+        first += sc.n if sc is not None else data.count(b"\n")  # the scan counted the chunk's lines
     if cut_line is not None:
         warnings.append(f"line {first}, the last, is cut short (strace stopped while writing it?) and was left out: "
                         f"{cut_line[:80]!r}")

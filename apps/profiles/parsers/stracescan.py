@@ -12,8 +12,11 @@ per-line parser.  It returns ``None`` when the chunk is
 not in the one layout it knows (``PID SP TIME SP ...`` with ``-tt`` or ``-ttt`` microsecond
 stamps on every line), and the caller parses that chunk line by line as before.
 
-Numbers are read from their bytes: the 16 bytes before a number's end are loaded as two
-64-bit words (from aligned words, joined by shifts), the bytes before the number are
+Each line's ``PID SP TIME SP`` prefix and the ``(`` after its call's name are found in the words at
+its start (the first byte equal to, or different from, a given one, located in a 64-bit word with a
+zero-byte test and a multiply), not in lists of every space and parenthesis of the chunk.  Numbers are
+read from their bytes: the 16 bytes before a number's end are loaded as two
+64-bit words (unaligned loads from a strided view of the buffer), the bytes before the number are
 shifted out (replaced by '0'), the words checked to hold only digits, and the digits combined
 by the SWAR multiply-shift trick.
 """
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Scan", "scan", "HOT_NAMES", "PAD"]
+__all__ = ["Scan", "scan", "plain_results", "HOT_NAMES", "PAD"]
 
 #: the calls handled here; index = the code in :attr:`Scan.name`
 HOT_NAMES = ("read", "write", "pread64", "pwrite64")
@@ -45,6 +48,11 @@ _NAME_WORDS = [(int.from_bytes((n + "(").encode()[:8].ljust(8, b"\0"), "little")
 #: "<... " opening a resumed half, and the 16 bytes ending an unfinished one ("<unfinished ...>")
 _RESUMED_WORD = int.from_bytes(b"<... ", "little")
 _UNFINISHED_WORDS = (int.from_bytes(b"<unfinis", "little"), int.from_bytes(b"hed ...>", "little"))
+_LOW7, _HIGH_BITS = _U(0x7F7F7F7F7F7F7F7F), _U(0x8080808080808080)
+#: multiplying the word 1 << 8k by this puts k in the top byte
+_BYTE_AT = _U(0x0001020304050607)
+#: XOR turning the two colons of "HH:MM:SS" (bytes 2 and 5 of its word) into '0' (':' ^ '0' = 0x0A)
+_COLONS_TO_0 = _U(0x0A << 16 | 0x0A << 40)
 
 
 @dataclass
@@ -68,8 +76,8 @@ class Scan:
     #: ``-y``: where the descriptor's ``<path>`` is in the buffer (``path_end == path_start``: no path)
     path_start: np.ndarray | None = None
     path_end: np.ndarray | None = None
-    #: the padded chunk the positions point into
-    buf: bytearray | None = None
+    #: the padded chunk the positions point into (a view of the buffer, which the next scan may reuse)
+    buf: memoryview | None = None
     #: a hot line that is a resumed half: the line of its unfinished start (else the line itself); the starts
     #: so joined are ``skip``ped (neither hot nor for the per-line parser)
     partner: np.ndarray | None = None
@@ -83,10 +91,14 @@ class Scan:
     pair_prev: np.ndarray | None = None
     #: set by the caller: the whole lines it counted without reading them
     quiet: np.ndarray | None = None
+    #: where each line's last '<', the last '=' before it, and the last byte before that '=' and its spaces are
+    lt: np.ndarray | None = None
+    eq: np.ndarray | None = None
+    close_at: np.ndarray | None = None
 
     def words_at(self, positions: np.ndarray) -> np.ndarray:
         """The 8 bytes at each buffer position, as little-endian words."""
-        return np.ndarray((len(self.buf) - 7,), dtype="<u8", buffer=self.buf, strides=(1,))[positions]
+        return _words(self.buf)[positions]
 
 
 def _swar8(w: np.ndarray) -> np.ndarray:
@@ -101,26 +113,43 @@ def _swar8(w: np.ndarray) -> np.ndarray:
     return w
 
 
-def _window(A: np.ndarray, first: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The 8 bytes from buffer byte ``first`` (any alignment), all but the top ``keep`` replaced by '0':
-    as digit nibbles, and whether all 8 are digits."""
-    q = first >> _U(3)
-    r8 = (first & _U(7)) << _U(3)
-    w = A.take(q)
-    w >>= r8
-    w |= A[1:].take(q) << (_U(64) - r8)  # numpy defines a shift by 64 as 0
-    k = (_U(8) - keep) << _U(3)
-    w >>= k
-    w <<= k
-    w |= _ZEROS >> (_U(64) - k)
+def _digits(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Words of 8 bytes as digit nibbles (in place), and whether all 8 bytes are digits."""
     ok = ((w & _HIGH_NIBBLES) | (((w + _SIXES) & _HIGH_NIBBLES) >> _U(4))) == _THREES
     w &= _LOW_NIBBLES
     return w, ok
 
 
+def _window(A: np.ndarray, first: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 8 bytes from buffer byte ``first`` (any alignment; ``A`` is :func:`_words` of the buffer), all but
+    the top ``keep`` replaced by '0': as digit nibbles, and whether all 8 are digits."""
+    w = A[first]  # one unaligned load per position: twice as fast as two aligned takes joined by shifts
+    k = (_U(8) - keep) << _U(3)
+    w >>= k
+    w <<= k
+    w |= _ZEROS >> (_U(64) - k)
+    return _digits(w)
+
+
+def _first_byte(w: np.ndarray, byte: int, other: bool = False) -> np.ndarray:
+    """In each little-endian word, where the first byte equal to ``byte`` is (with ``other``: the first byte
+    that is not), 0 to 7, or 8 where there is none."""
+    x = w ^ _U(0x0101010101010101 * byte)
+    hit = ((x & _LOW7) + _LOW7) | x  # high bit of each byte set where x's byte is not zero (exact: no carries)
+    hit = (hit & _HIGH_BITS) if other else (~(hit | _LOW7))
+    lowest = hit & (~hit + _U(1))
+    at = ((lowest >> _U(7)) * _BYTE_AT) >> _U(56)  # 0x80 << 8k -> k
+    return np.where(hit == 0, 8, at.astype(np.int64))
+
+
+def _words(buf) -> np.ndarray:
+    """The 8 bytes from every byte position of ``buf`` on, as little-endian words (a view, no copy)."""
+    return np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
+
+
 def _number(A: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Values of the decimal digits in buffer bytes ``[start, end)`` (1 to 16 bytes: checked by the caller),
-    and whether they are all digits."""
+    """Values of the decimal digits in buffer bytes ``[start, end)`` (1 to 16 bytes: checked by the caller;
+    ``A`` is :func:`_words` of the buffer), and whether they are all digits."""
     end = end.astype(np.uint64)
     length = end - start.astype(np.uint64)
     low, ok = _window(A, end - _U(8), np.minimum(length, _U(8)))
@@ -134,42 +163,49 @@ def _number(A: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarr
     return low.view(np.int64), ok
 
 
-def scan(data: bytes) -> Scan | None:
-    """Tokenise a chunk of whole strace lines (see the module docstring); None when its layout is not the known one."""
+def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
+    """Tokenise a chunk of whole strace lines (see the module docstring); None when its layout is not the known one.
+
+    ``work``, when given, is a buffer from an earlier call (:attr:`Scan.buf`'s ``obj``) reused when big enough:
+    a fresh one per chunk costs as much again as copying the chunk in (the pages are new)."""
     n_bytes = len(data)
-    size = ((_PAD + n_bytes + 8) // 8 + 2) * 8
-    buf = bytearray(size)
-    buf[_PAD:_PAD + n_bytes] = data
+    size = ((_PAD + n_bytes + 8) // 8 + 4) * 8  # 24 bytes or more after the chunk: words read past a line's end
+    if work is None or len(work) < size:
+        work = bytearray(size)
+    else:
+        work[_PAD + n_bytes:size] = bytes(size - _PAD - n_bytes)  # the padding after the chunk reads as zeros
+    work[_PAD:_PAD + n_bytes] = data  # the _PAD bytes before it are never written
+    buf = memoryview(work)[:size]
     a = np.frombuffer(buf, dtype=np.uint8)
-    A = np.frombuffer(buf, dtype=np.uint64)
+    A = _words(buf)
     body = a[_PAD:_PAD + n_bytes]
     ends = np.flatnonzero(body == _NL)
     if not len(ends) or ends[-1] != n_bytes - 1:
         return None
-    if (((body >= 11) & (body <= 13)) | ((body >= 28) & (body <= 30)) | (body == 0x85)).any():
-        return None  # bytes str.splitlines() breaks lines at: the per-line parser keeps its line numbers
+    # bytes str.splitlines() breaks lines at (the per-line parser keeps its line numbers): looked for only when
+    # a control byte other than the newlines, or a byte above 0x7f, is there at all (strace escapes both)
+    if (np.count_nonzero(body < 32) != len(ends) or body.max() > 0x7F) \
+            and (((body >= 11) & (body <= 13)) | ((body >= 28) & (body <= 30)) | (body == 0x85)).any():
+        return None
     ends += _PAD
     starts = np.empty_like(ends)
     starts[0] = _PAD
     starts[1:] = ends[:-1] + 1
     if ((ends - starts) < 20).any():
         return None  # blank or short lines: the per-line parser names them
-    spaces = np.flatnonzero(a == _SP)
-    i = np.searchsorted(spaces, starts)
-    if i[-1] + 1 >= len(spaces):
-        return None
-    sp1 = spaces[i]
-    # strace pads short PIDs with spaces: the time stamp starts after the run of spaces
-    last = len(spaces) - 2
-    for _ in range(8):
-        more = (i < last) & (spaces[np.minimum(i + 1, last + 1)] == spaces[i] + 1)
-        if not more.any():
-            break
-        i = i + more
-    if i[-1] + 1 >= len(spaces):
-        return None
-    pid_end = sp1
-    sp1, sp2 = spaces[i], spaces[i + 1]
+    # "PID SP+ TIME SP", found in the words at each line's start rather than in a list of every space:
+    # the PID's end, the last space of the run after it (strace pads short PIDs) and the space after the stamp
+    pid_end = starts + _first_byte(A[starts], _SP)
+    run = _first_byte(A[pid_end], _SP, other=True)
+    wide = np.flatnonzero(run == 8)
+    run[wide] += _first_byte(A[pid_end[wide] + 8], _SP, other=True)
+    if (run > 9).any():
+        return None  # a run of spaces no stamp follows
+    sp1 = pid_end + run - 1
+    sp2 = sp1 + 1 + _first_byte(A[sp1 + 1], _SP)
+    for more in (9, 17):  # -ttt stamps are up to 17 bytes
+        far = np.flatnonzero(sp2 - sp1 == more)
+        sp2[far] += _first_byte(A[sp1[far] + more], _SP)
     if (sp2 >= ends).any() or ((pid_end - starts) < 1).any() or ((pid_end - starts) > 7).any():
         return None  # not "PID SP TIME SP" on every line
     pid, ok = _number(A, starts, pid_end)
@@ -181,12 +217,14 @@ def scan(data: bytes) -> Scan | None:
         if (stamp_len != 15).any() or (a[sp1 + 3] != _COLON).any() or (a[sp1 + 6] != _COLON).any() \
                 or (a[sp1 + 9] != _DOT).any():
             return None
-        (hh, ok1), (mm, ok2) = _number(A, sp1 + 1, sp1 + 3), _number(A, sp1 + 4, sp1 + 6)
-        (ss, ok3), (us, ok4) = _number(A, sp1 + 7, sp1 + 9), _number(A, sp1 + 10, sp2)
-        if not (ok1 & ok2 & ok3 & ok4).all():
+        # "HH:MM:SS" as one word, its colons turned to '0': the digits of HH0MM0SS
+        hms, ok1 = _digits(A[sp1 + 1] ^ _COLONS_TO_0)
+        hms = _swar8(hms).view(np.int64)
+        us, ok2 = _number(A, sp1 + 10, sp2)
+        if not (ok1 & ok2).all():
             return None
         # as the per-line parser: whole minutes plus float("SS.uuuuuu")
-        clock = (hh * 3600 + mm * 60).astype(float) + (ss * 1_000_000 + us) / 1e6
+        clock = ((hms // 1_000_000) * 3600 + (hms // 1000 % 1000) * 60).astype(float) + (hms % 1000 * 1_000_000 + us) / 1e6
     else:  # -ttt: seconds.uuuuuu
         absolute = True
         dot = sp2 - 7
@@ -200,7 +238,7 @@ def scan(data: bytes) -> Scan | None:
     n = len(ends)
     # hot calls: "name(" right after the stamp, a numeric fd, ") = N <D.DDDDDD>" at the end
     name = np.full(n, -1, dtype=np.int64)
-    word = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[sp2 + 1]  # take() would copy it all
+    word = A[sp2 + 1]
     for code, (value, width, _) in enumerate(_NAME_WORDS):
         mask = _U((1 << (8 * width)) - 1)
         name[(word & mask) == _U(value)] = code
@@ -209,15 +247,13 @@ def scan(data: bytes) -> Scan | None:
     resumed = (word & _U(0xFFFFFFFFFF)) == _U(_RESUMED_WORD)
     r = np.flatnonzero(resumed)
     if len(r):
-        rword = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[sp2[r] + 6]
+        rword = A[sp2[r] + 6]
         for code, (_, _width, length) in enumerate(_NAME_WORDS):
             value = int.from_bytes((HOT_NAMES[code] + " ").encode()[:8].ljust(8, b"\0"), "little")
             mask = _U((1 << (8 * min(length + 1, 8))) - 1)
             rname[r[(rword & mask) == _U(value)]] = code
-    unfinished = ((ends - starts) > 17) & (np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[
-        np.maximum(ends - 16, 0)] == _U(_UNFINISHED_WORDS[0]))
-    unfinished &= np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))[np.maximum(ends - 8, 0)] \
-        == _U(_UNFINISHED_WORDS[1])
+    unfinished = ((ends - starts) > 17) & (A[np.maximum(ends - 16, 0)] == _U(_UNFINISHED_WORDS[0]))
+    unfinished &= A[np.maximum(ends - 8, 0)] == _U(_UNFINISHED_WORDS[1])
     hot = name >= 0
     commas, lts, eqs = np.flatnonzero(a == _COMMA), np.flatnonzero(a == _LT), np.flatnonzero(a == _EQ)
     if not ((hot.any() or (rname >= 0).any()) and len(commas) and len(lts) and len(eqs)):
@@ -257,21 +293,35 @@ def scan(data: bytes) -> Scan | None:
     half &= ~positional | off_ok
     # other whole calls, "name(...) = R <S.UUUUUU>" with a name of 1-16 bytes: keyed by their name's bytes
     # (the caller counts those that change nothing it follows, without reading them line by line)
-    parens = np.flatnonzero(a == _PAREN)
-    paren_at = parens[np.minimum(np.searchsorted(parens, sp2 + 1), len(parens) - 1)] if len(parens) else sp2
+    paren_at = sp2 + 1 + _first_byte(A[sp2 + 1], _PAREN)
+    for more in (8, 16):  # names of up to 16 bytes; past that the line's name is not keyed
+        far = np.flatnonzero(paren_at - sp2 - 1 == more)
+        paren_at[far] += _first_byte(A[sp2[far] + 1 + more], _PAREN)
     name_width = paren_at - sp2 - 1
     complete = (name_width >= 1) & (name_width <= 16) & (paren_at < eq) & ~resumed & ~unfinished
     complete &= (a[ends - 1] == _GT) & (lt > eq) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
-    complete &= (a[eq - 1] == _SP) & (a[eq - 2] == _CPAREN) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
+    complete &= (a[eq - 1] == _SP) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP)
+    # strace pads a short call's result to column 40 ("close(3)          = 0"): its ')' is before the spaces
+    close_at = eq - 2
+    padded = np.flatnonzero((complete | resumed) & (a[eq - 1] == _SP) & (a[close_at] == _SP))
+    for _ in range(64):
+        if not len(padded):
+            break
+        close_at[padded] -= 1
+        padded = padded[a[close_at[padded]] == _SP]
+    complete &= (a[close_at] == _CPAREN) & (close_at > paren_at)
     w8 = np.minimum(name_width, 8).astype(np.uint64) * _U(8)
     low_mask = np.where(w8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(w8, _U(63))) - _U(1))
     rest8 = np.clip(name_width - 8, 0, 8).astype(np.uint64) * _U(8)
     high_mask = np.where(rest8 >= _U(64), _U(0xFFFFFFFFFFFFFFFF), (_U(1) << np.minimum(rest8, _U(63))) - _U(1))
-    words = np.ndarray((size - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    words = A
     name_start, name_end = sp2 + 1, paren_at.copy()
     if len(r):  # a resumed half's name: after "<... ", up to the space before "resumed>"
         rn_start = sp2[r] + 6
-        rn_end = spaces[np.minimum(np.searchsorted(spaces, rn_start), len(spaces) - 1)]
+        rn_end = rn_start + _first_byte(A[rn_start], _SP)
+        for more in (8, 16):  # names of up to 16 bytes; a longer one is not keyed
+            far = np.flatnonzero(rn_end - rn_start == more)
+            rn_end[far] += _first_byte(A[rn_start[far] + more], _SP)
         name_start[r], name_end[r] = rn_start, rn_end
         name_width[r] = rn_end - rn_start
         w8 = np.minimum(name_width, 8).astype(np.uint64) * _U(8)
@@ -330,4 +380,30 @@ def scan(data: bytes) -> Scan | None:
     complete &= ~hot & ~skip
     pair_prev[hot | skip] = -1
     return Scan(n, absolute, pid, clock, hot, name, fd, ret, offset, dur, starts, ends, path_start, path_end, buf,
-                partner, skip, complete, name_key, name_start, name_end, pair_prev=pair_prev)
+                partner, skip, complete, name_key, name_start, name_end, pair_prev=pair_prev, lt=lt, eq=eq,
+                close_at=close_at)
+
+
+def plain_results(sc: Scan, lines: np.ndarray, args_from: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each of ``lines`` ends ``...) = N <S.UUUUUU>`` with its arguments from buffer byte ``args_from`` to
+    the ')' (any spaces before '=', ``N`` 1 to 16 digits, ``S`` 1 to 8), and the seconds ``S.UUUUUU`` (as
+    ``float()`` reads them; meaningful where it does)."""
+    a = np.frombuffer(sc.buf, dtype=np.uint8)
+    eq, lt, close_at, ends = sc.eq[lines], sc.lt[lines], sc.close_at[lines], sc.ends[lines]
+    dot = ends - 8
+    width = lt - 1 - (eq + 2)
+    ok = (a[ends - 1] == _GT) & (lt > eq) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
+    ok &= (a[eq - 1] == _SP) & (a[eq + 1] == _SP) & (a[lt - 1] == _SP) & (a[close_at] == _CPAREN)
+    ok &= (close_at >= args_from) & (close_at < eq) & (width >= 1) & (width <= 16)
+    seconds = np.zeros(len(lines))
+    sel = np.flatnonzero(ok)
+    if len(sel):
+        A = _words(sc.buf)
+        _, digits = _number(A, eq[sel] + 2, lt[sel] - 1)
+        whole, ok2 = _number(A, lt[sel] + 1, dot[sel])
+        digits &= ok2
+        frac, ok2 = _number(A, dot[sel] + 1, ends[sel] - 1)
+        digits &= ok2
+        ok[sel] = digits
+        seconds[sel] = (whole * 1_000_000 + frac) / 1e6
+    return ok, seconds
