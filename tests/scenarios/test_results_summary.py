@@ -137,7 +137,7 @@ def test_compare_shows_inputs_in_words_the_outcome_deltas_and_whether_the_winner
     body = logged_in.get(f"/scenarios/compare/?a={papers_three.pk}&b={clone.pk}").content.decode()
     diff = body[body.index('id="input-diff"'):body.index("</table>", body.index('id="input-diff"'))]
     assert "Magnus (Pawsey Cray XC40): queue wait median" in diff
-    assert "7.08 day (catalogue)" in diff and "<mark>3.54 day</mark>" in diff
+    assert "7.08 days (catalogue)" in diff and "<mark>3.54 days</mark>" in diff
     assert "queue_wait_median" not in diff and "{" not in diff
     assert "The recommendation stays the same" in body and "AWS Sydney (EC2 / EBS / S3)" in body
     outcomes = body[body.index('id="outcome-diff"'):]

@@ -1,0 +1,23 @@
+"""The compare view's time differences: in the unit the values compared are shown in, nothing when zero."""
+
+from apps.scenarios.templatetags.scenario_tags import signed_hours
+
+DAY, HOUR = 86400.0, 3600.0
+
+
+def test_a_difference_beside_values_in_days_is_in_days():
+    assert signed_hours(1.5 * DAY, 10 * DAY) == "+1.5 d"
+    assert signed_hours(-2 * HOUR, 10 * DAY) == "−0.1 d"
+
+
+def test_no_difference_shows_nothing_not_plus_minus_zero_seconds():
+    assert signed_hours(0.0, 7.08 * DAY) == ""
+    assert signed_hours(60.0, 7.08 * DAY) == ""  # under the 0.1 d the values are written to
+    assert signed_hours(0.0, 30.0) == ""
+
+
+def test_a_difference_beside_values_in_hours_or_seconds_is_in_theirs():
+    assert signed_hours(1.5 * HOUR, 12 * HOUR) == "+1.50 h"
+    assert signed_hours(-20.0, 300.0) == "−20 s"
+    assert signed_hours(None, 10.0) == "—"
+    assert signed_hours(3 * HOUR) == "+3.00 h"  # no values given: the difference's own unit
