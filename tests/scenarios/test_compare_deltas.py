@@ -1,6 +1,6 @@
 """The compare view's time differences: in the unit the values compared are shown in, nothing when zero."""
 
-from apps.scenarios.templatetags.scenario_tags import signed_hours
+from apps.scenarios.templatetags.scenario_tags import signed_hours, signed_money, signed_points
 
 DAY, HOUR = 86400.0, 3600.0
 
@@ -21,3 +21,8 @@ def test_a_difference_beside_values_in_hours_or_seconds_is_in_theirs():
     assert signed_hours(-20.0, 300.0) == "−20 s"
     assert signed_hours(None, 10.0) == "—"
     assert signed_hours(3 * HOUR) == "+3.00 h"  # no values given: the difference's own unit
+
+
+def test_no_difference_in_money_or_shares_shows_nothing_either():
+    assert signed_money(0.0) == "" and signed_money(-1163.0, "USD") == "−USD 1,163"
+    assert signed_points(0.004) == "" and signed_points(0.12) == "+12 pts"

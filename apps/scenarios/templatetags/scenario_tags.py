@@ -10,12 +10,14 @@ register = template.Library()
 
 
 def _signed(value, fmt, *, scale: float = 1.0, dead_band: float = 0.0) -> str:
-    """``value`` x ``scale`` with its sign ("+", "−", or "±" within ``dead_band`` of zero), its size written by ``fmt``."""
+    """``value`` x ``scale`` with its sign ("+" or "−"), its size written by ``fmt``; nothing within ``dead_band`` of
+    zero (no difference is shown as none, not as "±0")."""
     if value is None or value == "":
         return "—"
     number = scale * float(value)
-    sign = "+" if number > dead_band else "−" if number < -dead_band else "±"
-    return sign + fmt(abs(number))
+    if -dead_band <= number <= dead_band:
+        return ""
+    return ("+" if number > 0 else "−") + fmt(abs(number))
 
 
 def _in_unit_of(like) -> tuple[float, str, str]:
