@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from django import forms
+from django.utils.safestring import mark_safe
 
 from apps.accounts.models import Workspace
 from apps.core.fields import QuantityFormField
@@ -99,8 +100,9 @@ class NewWorkloadForm(forms.Form):
     description = forms.CharField(label="Description", required=False, widget=forms.Textarea(attrs={"rows": 3}))
     template = forms.ChoiceField(label="Template", choices=[(t.value, t.label) for t in NEW_TEMPLATES],
                                  initial=Workload.Template.STAGES,
-                                 help_text="a DAG of stages with per-task demands; a job array's stages are "
-                                           "stage_in, compute and stage_out")
+                                 help_text=mark_safe("a DAG of stages with per-task demands; a job array's "  # noqa: S308
+                                                     "stages are <code>stage_in</code>, <code>compute</code> and "
+                                                     "<code>stage_out</code>"))
     stage = forms.CharField(label="Name of the first stage", max_length=60,
                             help_text="lower-case letters, digits and _, e.g. 'compute'")
 
