@@ -78,5 +78,11 @@ def test_a_new_user_models_their_pipeline_and_platform_on_the_site_and_gets_rank
     assert "Campus cluster" in page.text_content("#aggregate-table")
     for width in (1400, 400):
         page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(500)
         screenshot(page, f"own-pipeline-results-{width}")
+        wide = page.evaluate("""w => Array.from(document.querySelectorAll('main *')).filter(
+            el => el.getBoundingClientRect().right > w + 1 && !el.closest('.scroll')).slice(0, 5).map(
+            el => el.tagName + '#' + el.id + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right))""",
+                             width)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1, wide
     context.close()
