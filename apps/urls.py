@@ -5,7 +5,7 @@ from django.urls import include, path
 
 from apps import views as project_views
 from apps.core import views as core_views
-from apps.workloads.platform_structure import platform_structure
+from apps.workloads.platform_structure import platform_new, platform_structure
 
 admin.site.site_header = "Skyplan administration"
 admin.site.site_title = "Skyplan"
@@ -16,6 +16,7 @@ urlpatterns = [
     path("favicon.ico", core_views.favicon, name="favicon"),
     path("accounts/", include("apps.accounts.urls")),
     # a platform's node types and tiers change through the catalogue entry, whose loader lives in apps.workloads
+    path("platforms/new/", platform_new, name="platform_new"),
     path("platforms/<slug:slug>/structure/", platform_structure, name="platform_structure"),
     path("platforms/", include("apps.platforms.urls")),
     path("workloads/", include("apps.workloads.urls")),

@@ -1,4 +1,5 @@
-"""Cost of recording what each task's I/O achieved: the runner with and without its read / random-I/O timers.
+"""Cost of recording what each task's I/O achieved: the runner with and without its read / write / random-I/O
+timers.
 
 Builds catalogue scenarios (the CHILES epoch on Magnus and AWS as the paper ran them, sdp-predict-p3 on Magnus
 at ``--jobs`` jobs), then runs each graph ``--repeat`` times without timers (``run(graph)``) and with them
@@ -59,6 +60,8 @@ def measure(label: str, scenario: ScenarioSpec, repeat: int) -> dict:
             "same_makespan": plain.makespan_s == result.makespan_s,
             "read_mb_per_s_median": None if io.read_bytes_per_s_median is None
             else round(io.read_bytes_per_s_median / 1e6, 2),
+            "write_mb_per_s_median": None if io.write_bytes_per_s_median is None
+            else round(io.write_bytes_per_s_median / 1e6, 2),
             "iops_median": None if io.ops_per_s_median is None else round(io.ops_per_s_median, 1)}
 
 

@@ -84,6 +84,7 @@ def _build() -> dict[str, tuple[str, float]]:
             "min": ("time", 60.0),
             "h": ("time", 3600.0),
             "day": ("time", 86400.0),
+            "days": ("time", 86400.0),  # the plural shown for any other number than 1; not listed (see _PLURALS)
             "IOPS": ("rate", 1.0),
             "1/s": ("rate", 1.0),
             "arcsec": ("angle", 1.0),
@@ -96,6 +97,8 @@ def _build() -> dict[str, tuple[str, float]]:
 
 
 _UNITS = _build()
+#: plural spellings the parser takes and the display writes, but error messages do not list twice
+_PLURALS = {"day": "days"}
 #: money units in a currency other than :data:`CURRENCY`: code, the same unit in :data:`CURRENCY`, dimension, factor
 _FOREIGN = {f"{code}{suffix}": (code, f"{CURRENCY}{suffix}", dim, factor)
             for code in CURRENCIES if code != CURRENCY for suffix, (dim, factor) in _MONEY.items()}
@@ -137,7 +140,8 @@ EXAMPLES = {
 def units_of(dimension: str) -> list[str]:
     """The units of ``dimension`` in the base currency, e.g. ``units_of("time") == ["day", "h", "min", "ms", "s", "us"]``
     (a money dimension also takes each of them in any code of :data:`CURRENCIES` given a rate)."""
-    return sorted(u for u, (dim, _) in _UNITS.items() if dim == dimension and u)
+    plurals = set(_PLURALS.values())
+    return sorted(u for u, (dim, _) in _UNITS.items() if dim == dimension and u and u not in plurals)
 
 
 def money_currency(unit: str) -> str | None:
@@ -168,7 +172,7 @@ def dimension_of(unit: str) -> str:
     try:
         return _UNITS[unit][0]
     except KeyError:
-        known = ", ".join(sorted(u for u in _UNITS if u))
+        known = ", ".join(sorted(u for u in _UNITS if u and u not in _PLURALS.values()))
         raise UnitError(f"unknown unit {unit!r}; known units: {known}") from None
 
 
@@ -254,7 +258,8 @@ _DISPLAY = {
 
 
 def format_quantity(value: float | None, dimension: str, digits: int = 3) -> str:
-    """Human-readable text for a base-unit value, e.g. ``format_quantity(1.25e8, "bandwidth") == "125 MB/s"``."""
+    """Human-readable text for a base-unit value, e.g. ``format_quantity(1.25e8, "bandwidth") == "125 MB/s"``,
+    ``format_quantity(6.12e5, "time") == "7.08 days"`` (a plural unit for any number but 1: "1 day")."""
     if value is None:
         return "—"
     scales = _DISPLAY.get(dimension)
@@ -268,5 +273,6 @@ def format_quantity(value: float | None, dimension: str, digits: int = 3) -> str
         return f"0 {DIMENSIONS[dimension]}"
     for factor, unit in scales:
         if abs(value) >= factor or factor == scales[-1][0]:
-            return f"{value / factor:.{digits}g} {unit}"
+            text = f"{value / factor:.{digits}g}"
+            return f"{text} {_PLURALS[unit] if unit in _PLURALS and text.lstrip('-') != '1' else unit}"
     return f"{value} {DIMENSIONS[dimension]}"

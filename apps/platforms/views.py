@@ -34,7 +34,9 @@ PLATFORM_SECTIONS = (
 def platform_list(request):
     platforms = services.visible_platforms(request.user).select_related("workspace").prefetch_related(
         "node_types", "storage_tiers")
-    return render(request, "platforms/list.html", {"platforms": services.with_origins(platforms, request.user)})
+    can_create = role_allows(active_workspace(request).role_of(request.user), Role.EDITOR)
+    return render(request, "platforms/list.html", {"platforms": services.with_origins(platforms, request.user),
+                                                   "can_create": can_create})
 
 
 def platform_detail(request, slug):

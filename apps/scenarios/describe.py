@@ -1,7 +1,7 @@
 """A scenario's inputs in words: labels a reader knows and values with their units, never a Python dict.
 
 The results page lists each platform's set-up with these; the comparison diffs the same ``label -> text``
-pairs, so a changed input reads "Magnus (Pawsey Cray XC40): queue wait median — 3.54 day → 1.77 day".
+pairs, so a changed input reads "Magnus (Pawsey Cray XC40): queue wait median — 3.54 days → 1.77 days".
 """
 
 from __future__ import annotations

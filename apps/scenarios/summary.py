@@ -80,7 +80,7 @@ def caveats(results: dict, outcomes: dict[str, dict], criteria_labels: dict[str,
     for o in outcomes.values():
         if o["missing"]:
             labels = ", ".join(criteria_labels.get(c, c) for c in o["missing"])
-            out.append(f"{o['name']}: unknown input for {labels} (ranked 0 there).")
+            out.append(f"{o['name']}: unknown input for {labels} (left out of its aggregate, not ranked 0).")
         if o["owned"] and o["cost"]:
             out.append(f"{o['name']} is owned: a run bills nothing, its cost is the year's capital, staff and "
                        "power, whether it runs once or more.")

@@ -45,7 +45,9 @@ def _achieved(io: dict | None) -> dict:
     if not io:
         return {}
     return {"read_bytes_per_s": io["read_bytes_per_s_median"], "read_tasks": io["read_tasks"],
-            "ops_per_s": io["ops_per_s_median"], "ops_tasks": io["ops_tasks"]}
+            "ops_per_s": io["ops_per_s_median"], "ops_tasks": io["ops_tasks"],
+            # a run stored before writes were timed has none: unknown, not 0
+            "write_bytes_per_s": io.get("write_bytes_per_s_median"), "write_tasks": io.get("write_tasks")}
 
 
 def _summary(results, label: str, note: str, completed: bool) -> RunSummary:

@@ -23,9 +23,9 @@ __all__ = ["Criterion", "ConfigurationSearch", "SearchChunk", "ScoreReport", "St
 class Criterion(models.Model):
     """One consideration of the radar: a metric, a direction, a 0-5 rubric and a weight.
 
-    A criterion with no workspace belongs to the reference set (the paper's eight unless a catalogue maintainer
-    changed them), which scores every workspace that has no criteria of its own; a workspace that copies the
-    reference set owns its copy (its editors change it, its viewers read it)."""
+    A criterion with no workspace belongs to the reference set (the paper's eight and the write bandwidth unless a
+    catalogue maintainer changed them), which scores every workspace that has no criteria of its own; a workspace
+    that copies the reference set owns its copy (its editors change it, its viewers read it)."""
 
     class Direction(models.TextChoices):
         HIGHER = "higher", "higher is better"

@@ -200,13 +200,13 @@ def _specs(criteria, method, workspace=None):
         rows = criteria_of(workspace)
         if rows.exists():
             criteria = adapters.criterion_specs(rows.filter(enabled=True))
-        else:  # nothing configured (or the table was emptied): the paper's eight
+        else:  # nothing configured (or the table was emptied): the defaults
             from apps.scoring.logic.criteria import default_criteria
 
             criteria = default_criteria()
     specs = criteria
     if not specs:
-        raise ValueError("criteria: none enabled; enable one or restore the paper's eight on the criteria page")
+        raise ValueError("criteria: none enabled; enable one or restore the defaults on the criteria page")
     if method not in agg.METHODS:
         raise ValueError(f"method: one of {', '.join(agg.METHODS)}")
     return specs
@@ -448,7 +448,7 @@ def tco_report(workload, inputs: dict, runs: dict, horizon: dict) -> dict:
 
 
 def reset_default_criteria() -> int:
-    """Restore the paper's eight criteria in the reference set (replacing edited ones of the same key); returns how
+    """Restore the default criteria (the paper's eight and the write bandwidth) in the reference set (replacing edited ones of the same key); returns how
     many."""
     from apps.scoring.logic.criteria import DEFAULT_CRITERIA
 

@@ -27,8 +27,10 @@ from simulator.model.stages import check_workload
 from simulator.units import UnitError, converted_from, dimension_of, to_base
 
 __all__ = ["CatalogueError", "InvalidEntry", "LoadSummary", "check_general_model", "load_catalogue", "load_platform",
-           "load_workload", "merge_changes", "wanted_slug", "SLUG_BASE_CHARS"]
+           "load_workload", "merge_changes", "wanted_slug", "SLUG_BASE_CHARS", "RESERVED_SLUGS"]
 
+#: slugs the site's own pages take under /workloads/ and /platforms/ (a workload or platform named so gets another)
+RESERVED_SLUGS = ("new", "import", "reference-observations")
 #: the longest slug made from an entry's name, leaving room in the slug fields for "-copy-999"
 SLUG_BASE_CHARS = 40
 
@@ -283,7 +285,8 @@ def wanted_slug(entry: dict, default: str) -> str:
     """The slug a new entry asks for: its ``slug``, else its name, made a slug of at most :data:`SLUG_BASE_CHARS`
     characters; ``default`` when neither gives one."""
     wanted = entry.get("slug") or entry.get("name")
-    return slugify(wanted if isinstance(wanted, str) else "")[:SLUG_BASE_CHARS].strip("-") or default
+    slug = slugify(wanted if isinstance(wanted, str) else "")[:SLUG_BASE_CHARS].strip("-") or default
+    return f"{slug}-{default}" if slug in RESERVED_SLUGS else slug
 
 
 def merge_changes(entry: dict, changes: dict, by_name: str) -> dict:

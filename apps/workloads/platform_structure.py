@@ -14,14 +14,18 @@ import copy
 import re
 
 from django import forms
+from django.contrib import messages
+from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from apps.accounts.workspaces import editable_workspace
 from apps.core.editing import Editor, edit_page
 from apps.platforms.models import Platform, StorageTier
 from apps.platforms.services import editable_copy
+from apps.workloads.creation import NewPlatformEditor
 from apps.workloads.platform_entries import InvalidPlatform, platform_entry, replace_platform
 
-__all__ = ["RowForm", "AddRowForm", "StructureEditor", "platform_structure"]
+__all__ = ["RowForm", "AddRowForm", "StructureEditor", "platform_structure", "platform_new"]
 
 _ROW_PATH = re.compile(r"^(node_types|storage_tiers)\[(\d+)\](?:\.(name|kind))?")
 
@@ -153,3 +157,18 @@ def platform_structure(request, slug):
         "node_types", "storage_tiers"))
     return edit_page(request, StructureEditor(platform, request.POST or None), "platforms/structure.html",
                      {"platform": platform}, reverse("platforms:detail", args=[slug]))
+
+
+def platform_new(request):
+    """``/platforms/new/``: a platform from scratch in the active workspace (editors) — its name and kind, one node
+    type and one storage tier — then its edit and structure pages for the rest."""
+    workspace = editable_workspace(request)
+    editor = NewPlatformEditor(request.POST or None)
+    if request.method == "POST":
+        platform = editor.save(workspace, request.user)
+        if platform is not None:
+            messages.info(request, f"{platform.name} created in {workspace.name}: give it more facts here, more node "
+                                   "types and storage tiers on its structure page.")
+            return redirect("platforms:edit", platform.slug)
+    return render(request, "platforms/new.html", {"editor": editor, "workspace": workspace},
+                  status=400 if request.method == "POST" else 200)

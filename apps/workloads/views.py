@@ -10,13 +10,51 @@ from apps.accounts.workspaces import Role, active_workspace, editable_workspace,
 from apps.core.editing import edit_page
 from apps.core.templatetags.skyplan import columns
 from apps.workloads import services
+from apps.workloads.catalogue import CatalogueError
+from apps.workloads.creation import ImportWorkloadForm, NewWorkloadEditor, import_upload
 from apps.workloads.forms import WorkloadEditor
 from apps.workloads.models import ReferenceObservation, WorkloadStage
 from apps.workloads.services import copy_workload, get_workload, visible_workloads
 
 
 def workload_list(request):
-    return render(request, "workloads/list.html", {"workloads": visible_workloads(request.user).prefetch_related("stages")})
+    can_create = role_allows(active_workspace(request).role_of(request.user), Role.EDITOR)
+    return render(request, "workloads/list.html", {
+        "workloads": visible_workloads(request.user).prefetch_related("stages"), "can_create": can_create})
+
+
+def workload_new(request):
+    """A workload from scratch in the active workspace (editors): its name, template and first stage, then its edit
+    page for the rest."""
+    workspace = editable_workspace(request)
+    editor = NewWorkloadEditor(request.POST or None)
+    if request.method == "POST":
+        workload = editor.save(workspace, request.user)
+        if workload is not None:
+            messages.info(request, f"{workload.name} created in {workspace.name}: add its stages and demands here.")
+            return redirect("workloads:edit", workload.slug)
+    return render(request, "workloads/new.html", {"editor": editor, "workspace": workspace},
+                  status=400 if request.method == "POST" else 200)
+
+
+def workload_import(request):
+    """Load a workload file (JSON or YAML) into the active workspace (editors): all or nothing, a refusal naming the
+    file, its line or JSON path and the field."""
+    workspace = editable_workspace(request)
+    form = ImportWorkloadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            loaded = import_upload(form.cleaned_data["file"], workspace, request.user)
+        except CatalogueError as exc:
+            form.add_error("file", f"Nothing was imported. {exc.file}: {exc.path}: {exc.message}")
+        else:
+            names = ", ".join(w.name for w in loaded)
+            messages.info(request, f"Imported into {workspace.name}: {names}.")
+            if len(loaded) == 1:
+                return redirect("workloads:edit", loaded[0].slug)
+            return redirect("workloads:list")
+    return render(request, "workloads/import.html", {"form": form, "workspace": workspace},
+                  status=400 if request.method == "POST" else 200)
 
 
 def workload_detail(request, slug):

@@ -137,6 +137,9 @@ NOT_OWNED = {
     "benchmarks:list", "calibration:list",
     # the active workspace's own copy of the criteria: editor role checked in tests/scoring/test_workspace_criteria
     "scoring:criteria_customise", "scoring:criteria_use_reference",
+    # a workload or platform made from scratch (or a workload file loaded) in the active workspace: editor role
+    # checked in tests/workloads/test_new_workload_pages and tests/platforms/test_new_platform_page
+    "workloads:new", "workloads:import", "platform_new",
 }
 #: URLs that change what every workspace shares (not one workspace's object): staff only, whatever the workspace
 #: role.  URL name -> (method, whether it takes a criterion's pk, POST data); a GET of a list (the criteria page)

@@ -2,7 +2,16 @@
 
 import pytest
 
-from simulator.units import ExchangeRate, UnitError, converted_from, format_quantity, from_base, parse_quantity, to_base
+from simulator.units import (
+    ExchangeRate,
+    UnitError,
+    converted_from,
+    format_quantity,
+    from_base,
+    parse_quantity,
+    to_base,
+    units_of,
+)
 
 
 def test_it_converts_a_gigabit_link_to_bytes_per_second():
@@ -95,3 +104,12 @@ def test_it_names_the_unknown_unit():
 
 def test_it_formats_a_bandwidth_readably():
     assert format_quantity(7e10, "bandwidth") == "70 GB/s"
+
+
+def test_days_are_written_in_the_plural_but_for_one_and_read_either_way():
+    assert format_quantity(7.08 * 86400, "time") == "7.08 days"
+    assert format_quantity(86400, "time") == "1 day"
+    assert format_quantity(3 * 86400, "time") == "3 days"
+    assert parse_quantity("7.08 days", "time") == parse_quantity("7.08 day", "time") == pytest.approx(7.08 * 86400)
+    assert parse_quantity(format_quantity(2.5 * 86400, "time"), "time") == 2.5 * 86400  # what is shown reads back
+    assert "days" not in units_of("time")  # an error lists "day" once

@@ -17,7 +17,7 @@ from apps.scenarios.services import (
     scenario_results,
     what_if,
 )
-from apps.scenarios.summary import recommendation
+from apps.scenarios.summary import caveats, recommendation
 from apps.scoring.logic.robustness import slider_margin, tiers, weight_verdict
 from apps.scoring.services import scoring_section
 from apps.workloads.models import Workload
@@ -137,7 +137,7 @@ def test_compare_shows_inputs_in_words_the_outcome_deltas_and_whether_the_winner
     body = logged_in.get(f"/scenarios/compare/?a={papers_three.pk}&b={clone.pk}").content.decode()
     diff = body[body.index('id="input-diff"'):body.index("</table>", body.index('id="input-diff"'))]
     assert "Magnus (Pawsey Cray XC40): queue wait median" in diff
-    assert "7.08 day (catalogue)" in diff and "<mark>3.54 day</mark>" in diff
+    assert "7.08 days (catalogue)" in diff and "<mark>3.54 days</mark>" in diff
     assert "queue_wait_median" not in diff and "{" not in diff
     assert "The recommendation stays the same" in body and "AWS Sydney (EC2 / EBS / S3)" in body
     outcomes = body[body.index('id="outcome-diff"'):]
@@ -162,3 +162,9 @@ def test_the_report_leads_with_the_same_recommendation_and_cost_story_as_the_pag
     assert 'id="cost-story"' in first and "Before you decide" in first and "Cost of ownership" in first
     assert "AUD 133,000" in first and "AUD 399,000" in first  # Pleiades: a year, and 3 years
     assert not re.search(r"\baws-sydney\b|weighted_sum|\{'", html[:html.index('id="inputs"')])
+
+
+def test_an_unknown_input_is_said_to_be_left_out_not_ranked_zero():
+    notes = caveats({}, {"x": {"name": "Campus cluster", "missing": ["typical_iops"], "owned": False, "cost": None}},
+                    {"typical_iops": "Typical IOPS"}, papers=True)
+    assert notes[-1] == "Campus cluster: unknown input for Typical IOPS (left out of its aggregate, not ranked 0)."

@@ -222,7 +222,7 @@ def test_a_what_if_halves_the_queue_wait_and_compare_shows_the_change(logged_in,
     assert clone.change == "queue wait on Magnus (Pawsey Cray XC40) x0.5"
     _execute(clone)
     body = logged_in.get(response["Location"]).content.decode()
-    assert "Magnus (Pawsey Cray XC40): queue wait median" in body and "3.54 day" in body
+    assert "Magnus (Pawsey Cray XC40): queue wait median" in body and "3.54 days" in body
     assert 'id="outcome-diff"' in body and "compare-pending" not in body
     a = {s["platform"]: s for s in scenario_results(scenario)["summary"]}
     b = {s["platform"]: s for s in scenario_results(clone)["summary"]}

@@ -95,3 +95,42 @@ def test_a_run_without_random_io_has_unknown_iops():
     stored = _stored(_platform("local", LOCAL))
     (s,), = score_platforms({"local": _inputs("local", LOCAL, stored)}, [IOPS]).values()
     assert s.score is None and "no task of the run does random I/O" in s.explanation
+
+
+WRITE = next(c for c in DEFAULT_CRITERIA if c.key == "typical_write_bandwidth")
+#: every task writes 1 GB of output at once (one task per node, all 16 nodes)
+WRITER = WorkloadSpec("write-heavy", template="stages", stages=(
+    StageSpec("write", n_tasks=TASKS, cpu_seconds=1.0, io=(RoleIO("output", write_bytes=1 * GB),)),))
+
+
+def test_the_run_records_what_each_tasks_writes_got_and_scores_them():
+    shared = _stored(_platform("shared", SHARED), WRITER)
+    io = shared["achieved_io"]
+    # 16 writers share 1 GB/s: 62.5 MB/s each, so each 1 GB write takes 16 s; nothing is read
+    assert io["write_tasks"] == TASKS and io["write_bytes"] == pytest.approx(TASKS * GB)
+    assert io["write_seconds"] == pytest.approx(TASKS * 16.0)
+    assert io["write_bytes_per_s_median"] == pytest.approx(62.5 * MB)
+    assert io["read_tasks"] == 0
+    local = _stored(_platform("local", LOCAL), WRITER)
+    scores = score_platforms({"shared": _inputs("shared", SHARED, shared), "local": _inputs("local", LOCAL, local)},
+                             [WRITE, BANDWIDTH])
+    (write, read), = [scores["shared"]]
+    assert write.value == pytest.approx(62.5) and write.score == 2  # at least 10 MB/s
+    assert "62.5 MB/s per task achieved (median of 16 tasks' writes)" in write.text
+    assert read.score is None and "no task of the run reads from storage" in read.explanation
+    assert scores["local"][0].value == pytest.approx(200.0) and scores["local"][0].score == 3
+
+
+def test_a_run_stored_before_writes_were_timed_has_an_unknown_write_bandwidth_not_zero():
+    stored = _stored(_platform("shared", SHARED), WRITER)
+    for key in ("write_tasks", "write_bytes", "write_seconds", "write_bytes_per_s_median", "write_bytes_per_s_mean"):
+        del stored["achieved_io"][key]  # as runs stored their achieved I/O before writes were recorded
+    (s,), = score_platforms({"old": _inputs("old", SHARED, stored)}, [WRITE]).values()
+    assert s.score is None and s.missing and s.value is None
+    assert NOT_RECORDED in s.explanation and "left out of the aggregate" in s.explanation
+
+
+def test_a_run_without_writes_has_an_unknown_write_bandwidth():
+    stored = _stored(_platform("local", LOCAL))
+    (s,), = score_platforms({"local": _inputs("local", LOCAL, stored)}, [WRITE]).values()
+    assert s.score is None and "no task of the run writes to storage" in s.explanation

@@ -53,10 +53,10 @@ def test_it_refuses_thresholds_on_a_category_metric():
         validate_rubric(BANDS, "root_access", "higher")
 
 
-def test_it_ships_valid_default_rubrics_for_the_papers_eight_criteria():
+def test_it_ships_valid_default_rubrics_for_the_papers_eight_criteria_and_the_write_bandwidth():
     assert [c.key for c in DEFAULT_CRITERIA] == [
         "completion_time", "capital_costs", "operational_costs", "data_transfer", "typical_bandwidth",
-        "typical_iops", "control", "usability"]
+        "typical_write_bandwidth", "typical_iops", "control", "usability"]
     for c in DEFAULT_CRITERIA:
         validate_rubric(c.rubric, c.metric, c.direction)
         assert c.metric in METRICS

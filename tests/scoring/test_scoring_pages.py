@@ -21,10 +21,10 @@ def _computed(client, url, params):
 
 
 @pytest.mark.django_db
-def test_it_seeds_the_papers_eight_criteria():
+def test_it_seeds_the_papers_eight_criteria_and_the_write_bandwidth():
     assert list(Criterion.objects.values_list("key", flat=True)) == [
         "completion_time", "capital_costs", "operational_costs", "data_transfer", "typical_bandwidth",
-        "typical_iops", "control", "usability"]
+        "typical_write_bandwidth", "typical_iops", "control", "usability"]
 
 
 def test_it_shows_the_radar_ranks_and_comparison(logged_in, catalogue):
@@ -97,7 +97,7 @@ def test_it_restores_the_default_criteria(staff_client):
     Criterion.objects.filter(key="control").update(weight=7.0)
     Criterion.objects.filter(key="usability").delete()
     staff_client.post(reverse("scoring:criteria_reset"))
-    assert Criterion.objects.count() == 8
+    assert Criterion.objects.count() == 9  # the paper's eight and the achieved write bandwidth
     assert Criterion.objects.get(key="control").weight == 1.0
 
 

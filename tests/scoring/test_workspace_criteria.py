@@ -38,7 +38,7 @@ def _as(client, user, workspace=None):
 def test_a_workspace_scores_with_the_reference_set_until_it_copies_it(client, team):
     ws = team["workspace"]
     reference = [c.key for c in Criterion.objects.filter(workspace__isnull=True)]
-    assert len(reference) == 8
+    assert len(reference) == 9
     assert list(services.criteria_of(ws)) == list(Criterion.objects.filter(workspace__isnull=True))
     r = _as(client, team["alice"]).post(reverse("scoring:criteria_customise"))
     assert r.status_code == 302
@@ -81,7 +81,7 @@ def test_a_viewer_reads_the_workspace_criteria_but_cannot_change_them(client, te
     assert c.post(reverse("scoring:criteria"), {"key": "k", "label": "K", "metric": "iops", "direction": "higher",
                                                 "rubric": '{"kind": "thresholds", "bands": [{"at": 1, "score": 5}]}',
                                                 "weight": "1", "position": "0"}).status_code == 403
-    assert Criterion.objects.filter(workspace=ws).count() == 8
+    assert Criterion.objects.filter(workspace=ws).count() == 9
 
 
 def test_another_workspace_never_sees_the_copy(client, team):

@@ -84,14 +84,14 @@ def test_the_demo_runs_on_a_worker_and_its_results_and_comparison_render(page, s
     assert page.locator("#validation-table tbody tr").count() > 0
     # scoring: the radar has one trace per platform, ranks carry explanations, weights re-rank live
     assert _plotted(page, "radar") == 3
-    assert page.locator("#rank-table tbody tr").count() == 8
+    assert page.locator("#rank-table tbody tr").count() == 9  # the paper's eight criteria and the achieved write bandwidth
     assert "1 Gb/s link with high variance" in page.text_content("#rank-table")
     weighted = "#aggregate-table tr[data-method='weighted_sum'] td.order"
     before = page.text_content(weighted)
     assert before.startswith("AWS Sydney (EC2 / EBS / S3) >")
     assert page.text_content("#winner").strip() == "AWS Sydney (EC2 / EBS / S3)"
-    for i in range(8):  # all the weight on usability, where Magnus and Pleiades (4) beat AWS (2): a tie
-        page.locator(f"#weights-form input[name=w{i}]").fill("3" if i == 7 else "0")
+    for i in range(9):  # all the weight on usability (the last), where Magnus and Pleiades (4) beat AWS (2): a tie
+        page.locator(f"#weights-form input[name=w{i}]").fill("3" if i == 8 else "0")
     page.wait_for_function(f"() => document.querySelector(\"{weighted}\").textContent.startsWith('Magnus')")
     assert page.text_content("#winner").strip() == "Magnus (Pawsey Cray XC40) and Pleiades (ICRAR departmental cluster)"
     assert _plotted(page, "curves") == 3
@@ -126,7 +126,11 @@ def test_the_demo_runs_on_a_worker_and_its_results_and_comparison_render(page, s
     assert p50_rows.count() == 3
     magnus = p50_rows.filter(has_text="Magnus (Pawsey Cray XC40)")
     assert "−" in magnus.text_content()  # Magnus: shorter with half the wait
+    assert "±" not in page.text_content("#outcome-diff")  # no difference shows nothing, not "±0 s"
     screenshot(page, "scenario-compare")
+    for width in (1400, 400):
+        page.set_viewport_size({"width": width, "height": 800})
+        screenshot(page, f"scenario-compare-{width}")
 
 
 def test_the_builder_explains_bad_input_next_to_the_field(page, site, screenshot):

@@ -54,16 +54,18 @@ def compare_ranks(computed: dict[str, list[Score]], published: dict[str, dict], 
 
 
 def compare_products(computed: dict[str, list[Score]], published: dict[str, dict], keys: list[str]) -> list[dict]:
-    """The published product against Π/5^n of the paper's own ranks and of ours."""
+    """The published product against Π/5^n of the paper's own ranks and of ours, both over the criteria the table
+    ranks (a criterion of ours it does not rank, such as write bandwidth, is left out of both)."""
     rows = []
     for slug, entry in published.items():
         pub = entry.get("product")
-        if pub is None or any(k not in (entry.get("ranks") or {}) for k in keys):
+        shared = [k for k in keys if k in (entry.get("ranks") or {})]
+        if pub is None or not shared or len(shared) != len(entry.get("ranks") or {}):
             continue
-        ranks = {k: entry["ranks"][k] for k in keys}
-        n_ranks = len(keys)
+        ranks = {k: entry["ranks"][k] for k in shared}
+        n_ranks = len(shared)
         from_paper = math.prod(ranks.values()) / 5 ** n_ranks
-        ours = computed.get(slug)
+        ours = [s for s in computed.get(slug) or [] if s.criterion in ranks]
         # with an unknown rank our product is not comparable with the table's (it is over fewer criteria)
         from_ours = (math.prod(s.score for s in ours) / 5 ** len(ours)
                      if ours and all(s.score is not None for s in ours) else None)

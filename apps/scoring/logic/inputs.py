@@ -56,6 +56,10 @@ class RunSummary:
     #: the same for random I/O: the median over tasks of requests / the seconds their random I/O took
     ops_per_s: float | None = None
     ops_tasks: int | None = None
+    #: the same for writes: the median over tasks of bytes written / their write seconds; ``write_tasks`` is None
+    #: when the run did not record it (simulated before writes were timed)
+    write_bytes_per_s: float | None = None
+    write_tasks: int | None = None
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ def test_read_seconds_run_from_the_phase_start_to_the_last_read_not_the_cpu():
     assert list(r.flow_seconds["read"]) == pytest.approx([20.0] * 4)
     io = achieved_io(tasks, r.flow_seconds)
     assert io.read_tasks == 4 and io.read_bytes_per_s_median == pytest.approx(5e7)
+    # the writes are timed apart: 50 MB/s each too, also done at 20 s
+    assert list(r.flow_seconds["write"]) == pytest.approx([20.0] * 4)
+    assert io.write_tasks == 4 and io.write_bytes_per_s_median == pytest.approx(5e7)
     assert io.ops_tasks == 0 and io.ops_per_s_median is None
 
 
@@ -34,6 +37,19 @@ def test_two_reads_in_one_phase_count_once_and_phases_add_up():
     r = run(_graph([t], ResourceSpec("d1", 1e8), ResourceSpec("d2", 1e8)), timed_flows=io_timer)
     assert r.flow_seconds["read"][0] == pytest.approx(40.0)
     assert achieved_io([t], r.flow_seconds).read_bytes_per_s_median == pytest.approx(5 * GB / 40.0)
+
+
+def test_a_stage_out_copy_is_write_time_and_random_writes_are_not():
+    # phase 1 writes 1 GB at 100 MB/s (10 s) and 1,000 random writes at 100 IOPS (10 s, not write time); phase 2
+    # stages 2 GB out at 100 MB/s: 20 s more; 3 GB in 30 s = 100 MB/s
+    t = Task(0, "s", (Phase("a", flows=(Flow(("d1",), GB, None, "seq_write"),
+                                        Flow(("d1:iops",), 1000.0, None, "rand_write"))),
+                      Phase("b", flows=(Flow(("d1",), 2 * GB, None, "stage_out"),))), pool="p")
+    r = run(_graph([t], ResourceSpec("d1", 1e8), ResourceSpec("d1:iops", 100.0, kind="iops")), timed_flows=io_timer)
+    assert r.flow_seconds["write"][0] == pytest.approx(30.0)
+    io = achieved_io([t], r.flow_seconds)
+    assert io.write_bytes == 3 * GB and io.write_bytes_per_s_median == pytest.approx(1e8)
+    assert io.ops_tasks == 1 and io.read_tasks == 0
 
 
 def test_random_requests_per_second_under_a_per_client_cap():
