@@ -5,8 +5,6 @@ bandwidth the tasks achieved.  Screenshots of the results at 1400 and 400 px go 
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -67,9 +65,8 @@ def test_a_new_user_models_their_pipeline_and_platform_on_the_site_and_gets_rank
     page.get_by_label("Magnus (Pawsey Cray XC40)").check()
     page.get_by_role("button", name="Save and run").click()
     page.wait_for_url(f"{site}/scenarios/*-*/")
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and page.text_content("#status-text").strip() not in ("succeeded", "failed"):
-        time.sleep(0.2)
+    page.wait_for_function("() => ['succeeded', 'failed'].includes(document.querySelector('#status-text').textContent.trim())",
+                           timeout=120_000)
     assert page.text_content("#status-text").strip() == "succeeded"
     page.reload()
     page.wait_for_selector("#rank-table")
@@ -78,7 +75,9 @@ def test_a_new_user_models_their_pipeline_and_platform_on_the_site_and_gets_rank
     assert "Campus cluster" in page.text_content("#aggregate-table")
     for width in (1400, 400):
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_timeout(500)
+        # the charts resize after the viewport does: wait (bounded) until the page fits, then check and name what not
+        page.wait_for_function("w => document.documentElement.scrollWidth <= w + 1 || (window.skyplanWaited = "
+                               "(window.skyplanWaited || 0) + 1) > 100", arg=width, polling=100, timeout=30_000)
         screenshot(page, f"own-pipeline-results-{width}")
         wide = page.evaluate("""w => Array.from(document.querySelectorAll('main *')).filter(
             el => el.getBoundingClientRect().right > w + 1 && !el.closest('.scroll')).slice(0, 5).map(
