@@ -126,6 +126,8 @@ def test_the_margin_is_told_in_the_weights_a_user_sets():
     assert margin["to_weight"] == pytest.approx(0.75, abs=1e-6)
     assert margin["after"] == ["a"]
     assert slider_margin({"a": [5, 5], "b": [1, 1]}, [1.0, 1.0]) is None  # nothing flips a dominant platform
+    # b only ties a when every other weight is zero: no finite raw weight does it (it used to print ~4e11)
+    assert slider_margin({"a": [5, 5, 5], "b": [5, 4, 4]}, [0.3, 0.7, 1.3]) is None
     assert tiers({"a": 0.5, "b": 0.5, "c": 0.4}) == [["a", "b"], ["c"]]
 
 

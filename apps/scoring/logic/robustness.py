@@ -117,7 +117,7 @@ def slider_margin(scores, raw_weights, method="weighted_sum") -> dict | None:
             continue
         j, x = flip.criterion, flip.to_weight
         others = sum(raw_weights) - raw_weights[j]
-        if others <= 0 or x >= 1:
+        if others <= 0 or x >= 1.0 - 1e-9:  # only with every other weight at zero (x = 1, give or take rounding)
             continue
         to_raw = x * others / (1.0 - x)
         if best is None or abs(to_raw - raw_weights[j]) < abs(best["to_weight"] - best["from_weight"]):
