@@ -28,7 +28,7 @@ from .placement import share_node_cores
 from .queue import sample_queue_wait
 from .specs import ScenarioSpec
 from .spot import sample_interruption
-from .stages import GENERAL_TEMPLATES, build_stages
+from .stages import GENERAL_TEMPLATES, WaitSite, build_stages, redraw_waits, sizes_vary_by_seed
 
 __all__ = [
     "TaskBar",
@@ -156,7 +156,7 @@ def _build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng:
     if t == "chiles":
         return build_chiles(scenario, demands or chiles_demands(scenario.workload), rng=rng, **kwargs)
     if t in GENERAL_TEMPLATES:
-        return build_stages(scenario, rng=rng)
+        return build_stages(scenario, rng=rng, **kwargs)
     raise ValueError(f"unknown workload template {t!r}; expected chiles or {', '.join(GENERAL_TEMPLATES)}")
 
 
@@ -167,17 +167,21 @@ class Model:
     draws (queue waits, WAN throughput, storage performance, spot interruptions) before the engine runs."""
 
     scenario: ScenarioSpec
-    #: the graph built once, its queue waits to be drawn again per seed; None: built again for every seed (the
-    #: general template draws its task sizes in the build)
+    #: the graph built once, its queue waits to be drawn again per seed; None: built again for every seed (a
+    #: general-template workload whose task sizes are drawn from the seed)
     built: BuiltGraph | None
     scatter: _Scatter | None
     demands: ChilesDemands | None = None
     build_kwargs: dict = field(default_factory=dict)
+    #: a general-template graph's queue waits, where its build set them (None: the CHILES graph's ``wait_draws``)
+    wait_sites: tuple[WaitSite, ...] | None = None
 
     def built_for(self, scenario: ScenarioSpec, rng: random.Random) -> BuiltGraph:
         """The graph of one replication, drawing its queue waits from ``rng`` as :func:`build` does."""
         if self.built is None:
             return build(scenario, demands=self.demands, rng=rng, **self.build_kwargs)
+        if self.wait_sites is not None:
+            return redraw_waits(self.built, list(self.wait_sites), scenario, rng)
         spec = scenario.platform.scheduler.queue_wait
         pools = {p.name: p for p in self.built.graph.pools}
         run_wait = 0.0
@@ -197,12 +201,19 @@ def prepare(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, **b
     """Build ``scenario``'s model once for replications that differ only by seed (:meth:`Model.simulate`)."""
     built = None
     graph = None
-    if scenario.workload.template == "chiles":
+    sites = None
+    t = scenario.workload.template
+    if t == "chiles":
         built = build(scenario, demands=demands, rng=random.Random(scenario.seed), **build_kwargs)
         built = None if built.wait_draws is None else built
         graph = built.graph if built is not None else None
+    elif t in GENERAL_TEMPLATES and not build_kwargs and not sizes_vary_by_seed(scenario.workload):
+        sites = []
+        built = build(scenario, rng=random.Random(scenario.seed), wait_sites=sites)
+        graph = built.graph
+        sites = tuple(sites)
     scatter = _Scatter(graph, {t.name: t.performance_cv for t in scenario.platform.storage}) if graph else None
-    return Model(scenario, built, scatter, demands, build_kwargs)
+    return Model(scenario, built, scatter, demands, build_kwargs, sites)
 
 
 def _wan_variability(graph: TaskGraph, cv: float | None, rng: random.Random) -> TaskGraph:

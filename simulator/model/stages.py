@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from simulator.graph import Flow, Phase, Task, TaskGraph
 
@@ -61,6 +61,9 @@ __all__ = [
     "stage_placement",
     "role_tiers",
     "check_workload",
+    "WaitSite",
+    "sizes_vary_by_seed",
+    "redraw_waits",
 ]
 
 #: templates this builder runs (``stages`` and its older names)
@@ -192,10 +195,11 @@ def role_tiers(scenario: ScenarioSpec, pl: StagePlacement) -> dict[str, StorageS
 class _Builder:
     """Accumulates resources, pools and tasks for one scenario."""
 
-    def __init__(self, scenario: ScenarioSpec, rng: random.Random):
+    def __init__(self, scenario: ScenarioSpec, rng: random.Random, sites: list | None = None):
         self.sc = scenario
         self.p = scenario.platform
         self.rng = rng
+        self.sites = sites  # where queue waits were set, in order (see redraw_waits), when asked for
         self.tasks: list[Task] = []
         self.resources: dict = {}
         self.pools: dict = {}
@@ -224,6 +228,8 @@ class _Builder:
             if not self.p.is_cloud:
                 wait = pl.queue_wait_s if pl.queue_wait_s is not None else sample_queue_wait(sched.queue_wait, self.rng)
                 self.queue_wait_s = max(self.queue_wait_s, wait)
+                if self.sites is not None:
+                    self.sites.append(WaitSite(name, None, pl.queue_wait_s))
             wait += sched.dispatch_overhead_s  # the one job of the allocation is dispatched once
         self.pools[name] = make_pool(name, pl.policy, nt, pl.nodes, queue_wait_s=wait,
                                      launch_interval_s=pl.launch_interval_s, slots=slots, per_job=per_job,
@@ -238,6 +244,8 @@ class _Builder:
             return 0.0
         wait = pl.queue_wait_s if pl.queue_wait_s is not None else (
             0.0 if self.p.is_cloud else sample_queue_wait(self.p.scheduler.queue_wait, self.rng))
+        if self.sites is not None:
+            self.sites.append(WaitSite(pool, len(self.tasks), pl.queue_wait_s))
         first = self._first_wait.get(pool)
         self._first_wait[pool] = wait if first is None else min(first, wait)
         self.queue_wait_s = max(self.queue_wait_s, self._first_wait[pool])
@@ -361,13 +369,15 @@ def _deps(st: StageSpec, n: int, ids: dict[str, list[int]], b: _Builder, barrier
     return out
 
 
-def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) -> BuiltGraph:
-    """The TaskGraph of a workload of the general template (or one of its older names)."""
+def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None,
+                 wait_sites: list | None = None) -> BuiltGraph:
+    """The TaskGraph of a workload of the general template (or one of its older names).  ``wait_sites``: a list
+    to append, in order, where the build set a queue wait (:func:`redraw_waits` draws them again)."""
     w = as_general(scenario.workload)
     if not w.stages:
         raise ValueError(f"workload {w.slug!r} has no stages")
     scenario = replace(scenario, workload=w)
-    b = _Builder(scenario, rng or random.Random(scenario.seed))
+    b = _Builder(scenario, rng or random.Random(scenario.seed), wait_sites)
     ids: dict[str, list[int]] = {}
     barriers: dict[str, int] = {}
     for st in topological_stages(w.stages):
@@ -378,6 +388,51 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
         ids[st.name] = [b.add(st, pl, tuple(deps[i]), factors[i], f"{st.name} {i}") for i in range(n)]
     graph = TaskGraph(tuple(b.resources.values()), tuple(b.pools.values()), tuple(b.tasks))
     return BuiltGraph(graph, tuple(b.objects), tuple(b.pool_info.values()), b.queue_wait_s, (), b.labels)
+
+
+@dataclass(frozen=True)
+class WaitSite:
+    """Where a build set a queue wait: pool ``pool``'s (``task`` None: the wait of its one allocation) or, in a pool
+    submitting one job per task, task ``task``'s own; ``fixed_s`` is the placement's wait (None: drawn)."""
+
+    pool: str
+    task: int | None
+    fixed_s: float | None
+
+
+def sizes_vary_by_seed(workload: WorkloadSpec) -> bool:
+    """Do the task sizes (so the graph beyond its queue waits) of a general-template workload depend on the seed?"""
+    return any(st.size_distribution == "lognormal" for st in as_general(workload).stages)
+
+
+def redraw_waits(built: BuiltGraph, sites: list[WaitSite], scenario: ScenarioSpec, rng: random.Random) -> BuiltGraph:
+    """``built`` (a general-template graph whose sizes do not depend on the seed, built with ``wait_sites``) with
+    the queue waits :func:`build_stages` draws from ``rng`` for ``scenario``: the same draws, in the same order, and
+    the same pool waits, task waits and run wait as building the graph again with ``rng``."""
+    p = scenario.platform
+    sched = p.scheduler
+    pools = {pool.name: pool for pool in built.graph.pools}
+    tasks = None
+    run_wait = 0.0
+    first: dict[str, float] = {}
+    for site in sites:
+        if site.task is None:  # as _Builder.pool (sites are recorded only off the cloud)
+            wait = site.fixed_s if site.fixed_s is not None else sample_queue_wait(sched.queue_wait, rng)
+            run_wait = max(run_wait, wait)
+            pools[site.pool] = replace(pools[site.pool], queue_wait_s=float(wait + sched.dispatch_overhead_s))
+        else:  # as _Builder.job_wait
+            wait = site.fixed_s if site.fixed_s is not None else (
+                0.0 if p.is_cloud else sample_queue_wait(sched.queue_wait, rng))
+            f = first.get(site.pool)
+            first[site.pool] = wait if f is None else min(f, wait)
+            run_wait = max(run_wait, first[site.pool])
+            if tasks is None:
+                tasks = list(built.graph.tasks)
+            t = tasks[site.task]
+            tasks[site.task] = Task(t.id, t.stage, t.phases, t.deps, t.pool, t.cores, t.memory_bytes, t.slot, wait)
+    graph = replace(built.graph, pools=tuple(pools.values()),
+                    tasks=built.graph.tasks if tasks is None else tuple(tasks))
+    return replace(built, graph=graph, queue_wait_s=run_wait)
 
 
 def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
