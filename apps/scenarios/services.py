@@ -235,10 +235,11 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
     saved_at = time.monotonic()
     scenario = scenario_from_inputs(run.inputs, run.seed) if todo else None  # once: replications differ by seed
     model = None  # the scenario's model, built once for the batch (inside the try: a refusal fails the replication)
+    reports = _BatchProgress()
     for k, rep in enumerate(todo):
         try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
             model = model or prepare(scenario)
-            result = model.simulate(rep.seed, progress=REPLICATION_JOBS.progress(rep), record_utilisation=False)
+            result = model.simulate(rep.seed, progress=reports.of(rep), record_utilisation=False)
         except JobCancelled:  # the run was cancelled (or failed): its replications were ended with it
             _save_results(done, statuses)
             statuses.update(dict(Replication.objects.filter(pk__in=[r.pk for r in todo[k:]])
@@ -266,17 +267,51 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
     return statuses
 
 
+class _BatchProgress:
+    """The progress callbacks of a batch's replications, throttled together: a write (which also notices a cancel)
+    at most every :data:`PROGRESS_INTERVAL_S` over the whole batch, not a first and a last one for every replication
+    (a replication of a few milliseconds then writes none; its row is written when its result is saved)."""
+
+    def __init__(self) -> None:
+        self.last = time.monotonic()
+
+    def of(self, rep: Replication) -> Callable[[int, int], None]:
+        write = REPLICATION_JOBS.progress(rep)
+
+        def report(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - self.last >= PROGRESS_INTERVAL_S:
+                self.last = now
+                write.last = -math.inf  # this callback's own throttle is the batch's
+                write(done, total)
+
+        return report
+
+
+#: the columns a finished replication writes
+_SAVED = ["status", "progress", "result", "makespan_s", "cost_aud", "queue_wait_s", "finished_at"]
+
+
 def _save_results(done: list, statuses: dict) -> None:
-    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction; one
-    cancelled (or failed) meanwhile keeps that status."""
+    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction, two
+    queries whatever their number; one cancelled (or failed) meanwhile keeps that status."""
+    if not done:
+        return
     with transaction.atomic():
+        current = dict(Replication.objects.select_for_update().filter(pk__in=[rep.pk for rep, _ in done])
+                       .values_list("pk", "status"))
+        now = timezone.now()
+        rows = []
         for rep, result in done:
-            saved = Replication.objects.filter(pk=rep.pk, status=Status.RUNNING).update(
-                status=Status.SUCCEEDED, progress=1.0, result=result_json(result, detailed=False),
-                makespan_s=result.makespan_s, cost_aud=result.total_cost_aud, queue_wait_s=result.queue_wait_s,
-                finished_at=timezone.now())
-            statuses[rep.index] = (Status.SUCCEEDED if saved else
-                                   Replication.objects.values_list("status", flat=True).get(pk=rep.pk))
+            if current.get(rep.pk) != Status.RUNNING:
+                statuses[rep.index] = current.get(rep.pk)
+                continue
+            rep.status, rep.progress, rep.result = Status.SUCCEEDED, 1.0, result_json(result, detailed=False)
+            rep.makespan_s, rep.cost_aud, rep.queue_wait_s = result.makespan_s, result.total_cost_aud, result.queue_wait_s
+            rep.finished_at = now
+            rows.append(rep)
+            statuses[rep.index] = Status.SUCCEEDED
+        Replication.objects.bulk_update(rows, _SAVED)
     done.clear()
 
 
