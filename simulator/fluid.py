@@ -377,6 +377,54 @@ def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> N
         active = [f for f in active if id(f) not in fs]
 
 
+def _fill_one(f: Any, resources: list[GeneralResource]) -> bool:
+    """:func:`_water_fill` of a single flow (or class) ``f`` in one pass: the same rate, label and ``_n``/``_used``
+    of every resource (most fills of a group are of one class).  False, having changed nothing of ``f``, in the one
+    case :func:`_water_fill` must be asked (a private-cap class with no cap and no shared resource)."""
+    for r in resources:
+        r._n = 0
+        r._used = 0.0
+    w = f.weight
+    fres = f.res
+    for r in fres:
+        r._n += w
+    level = inf
+    bott = None
+    for r in resources:  # the first resource at the lowest share is the bottleneck, as in the general fill
+        n = r._n
+        if n:
+            c = r.capacity
+            da = r.degrade_after
+            if da is not None and n > da:
+                c *= (da / n) ** r.degrade_exponent
+            s = c / n
+            if s < level:
+                level = s
+                bott = r
+    cap = f.cap
+    if not f.kind:
+        if cap <= level:
+            level = cap
+            label = None
+        else:
+            label = bott
+    elif cap < level:
+        level = cap
+        label = PRIVATE
+    elif bott is None:
+        return False
+    else:
+        label = bott
+    if level < 0.0:
+        level = 0.0
+    f.rate = level
+    f.label = label
+    use = level * w
+    for r in fres:
+        r._used += use
+    return True
+
+
 def max_min_fair(capacities: dict[str, float], flows: Sequence[tuple[Sequence[str], float | None]]) -> list[float]:
     """Max-min fair rates of ``flows`` (``(resource names, cap or None)``) over ``capacities``.
 
@@ -599,7 +647,8 @@ class GeneralGroup:
         now = self.env.now
         classes = self.classes.values()
         resources = list(self.resources)
-        _water_fill(classes, resources)
+        if len(self.classes) != 1 or not _fill_one(next(iter(classes)), resources):
+            _water_fill(classes, resources)
         if self.sys.record:
             if self.left:
                 for r in self.left:

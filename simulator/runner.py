@@ -274,6 +274,17 @@ def run(
     compiled_cache: dict = {}
 
     last = [None, 0, None]  # memo of the last (phases, cores) -> compiled
+    flow_kinds: dict = {}  # (resources, cap) of a flow -> its (kind, what, cap) in a compiled group
+
+    def flow_kind(f):
+        """How a flow is added: kind 0 (a fixed resource instance), 1 (a node template's name) or 2 (several
+        resources, as (is_template, name_or_instance) pairs, or one with a cap that binds)."""
+        cap = None if _flow_is_simple(f, specs) else f.cap
+        resources = f.resources
+        if len(resources) == 1 and cap is None:
+            r = resources[0]
+            return (1, r, None) if NODE in r else (0, fixed[r], None)
+        return (2, tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources), cap)
 
     def compile_phases(phases, cores):
         if phases is last[0] and cores == last[1]:
@@ -293,22 +304,19 @@ def run(
             for f in p.flows:
                 if not f.amount > 0:
                     continue
-                simple = _flow_is_simple(f, specs)
-                cap = None if simple else f.cap
-                k = (f.resources, f.amount, cap, timer(f.label) if timed_flows is not None else -1)
+                key = (f.resources, f.cap)
+                where = flow_kinds.get(key)
+                if where is None:
+                    where = flow_kinds[key] = flow_kind(f)
+                tk = -1
+                if timed_flows is not None:
+                    tk = timer_of.get(f.label)
+                    if tk is None:
+                        tk = timer(f.label)
+                k = (where, f.amount, tk)
                 merged[k] = merged.get(k, 0) + 1
-            grps = []
-            for (resources, amount, cap, tk), w in merged.items():
-                if len(resources) == 1 and cap is None:
-                    r = resources[0]
-                    if NODE in r:
-                        grps.append((1, r, amount, w, None, tk))
-                    else:
-                        grps.append((0, fixed[r], amount, w, None, tk))
-                else:
-                    what = tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources)
-                    grps.append((2, what, amount, w, cap, tk))
-            out.append((float(p.overhead_s), cpu, tuple(grps)))
+            out.append((float(p.overhead_s), cpu,
+                        tuple((kind, what, amount, w, cap, tk) for ((kind, what, cap), amount, tk), w in merged.items())))
         c = tuple(out)
         if key[0] in shared_phases:  # a task's own phases are compiled once, when it starts, and not kept
             compiled_cache[key] = c

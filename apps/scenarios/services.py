@@ -239,7 +239,7 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
     for k, rep in enumerate(todo):
         try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
             model = model or prepare(scenario)
-            result = model.simulate(rep.seed, progress=reports.of(rep), record_utilisation=False)
+            result = model.simulate(rep.seed, progress=reports.of(rep), record_utilisation=False, task_bars=False)
         except JobCancelled:  # the run was cancelled (or failed): its replications were ended with it
             _save_results(done, statuses)
             statuses.update(dict(Replication.objects.filter(pk__in=[r.pk for r in todo[k:]])
