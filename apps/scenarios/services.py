@@ -21,7 +21,7 @@ from dataclasses import asdict, is_dataclass, replace
 import orjson
 import pandas as pd
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from apps.accounts.workspaces import workspace_for
@@ -293,25 +293,33 @@ _SAVED = ["status", "progress", "result", "makespan_s", "cost_aud", "queue_wait_
 
 
 def _save_results(done: list, statuses: dict) -> None:
-    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction, two
-    queries whatever their number; one cancelled (or failed) meanwhile keeps that status."""
+    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction: one query
+    locks them and reads their status, one statement (run for each row in one batch) writes those still running;
+    one cancelled (or failed) meanwhile keeps that status.  (Django's ``bulk_update`` builds a CASE expression per
+    row and field, which cost as much as one query per row.)"""
     if not done:
         return
     with transaction.atomic():
         current = dict(Replication.objects.select_for_update().filter(pk__in=[rep.pk for rep, _ in done])
                        .values_list("pk", "status"))
         now = timezone.now()
+        fields = [Replication._meta.get_field(name) for name in _SAVED]
         rows = []
         for rep, result in done:
             if current.get(rep.pk) != Status.RUNNING:
                 statuses[rep.index] = current.get(rep.pk)
                 continue
-            rep.status, rep.progress, rep.result = Status.SUCCEEDED, 1.0, result_json(result, detailed=False)
-            rep.makespan_s, rep.cost_aud, rep.queue_wait_s = result.makespan_s, result.total_cost_aud, result.queue_wait_s
-            rep.finished_at = now
-            rows.append(rep)
+            values = (Status.SUCCEEDED, 1.0, result_json(result, detailed=False), result.makespan_s,
+                      result.total_cost_aud, result.queue_wait_s, now)
+            rows.append([f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)]
+                        + [Replication._meta.pk.get_db_prep_value(rep.pk, connection)])
             statuses[rep.index] = Status.SUCCEEDED
-        Replication.objects.bulk_update(rows, _SAVED)
+        if rows:
+            quote = connection.ops.quote_name
+            sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
+            with connection.cursor() as cursor:
+                cursor.executemany(f"UPDATE {quote(Replication._meta.db_table)} SET {sets} "
+                                   f"WHERE {quote(Replication._meta.pk.column)} = %s", rows)
     done.clear()
 
 
