@@ -50,7 +50,7 @@ from simulator.contract import (
     admit,
     parse,
 )
-from simulator.model.simulate import prepare, replication_seed, simulate, summarise
+from simulator.model.simulate import prepare, replication_seed, summarise
 from simulator.units import CURRENCY
 
 __all__ = [
@@ -391,10 +391,11 @@ def _finalise_if_complete(run_pk) -> None:
 
 def _store_details(run: SimulationRun, seeds: dict[int, int], indexes: list[int]) -> None:
     """Simulate again, with every task and the utilisation over time, the replications ``indexes`` of ``run`` and
-    store their full results (runs are deterministic for a seed: the outcome is the one already stored)."""
+    store their full results (runs are deterministic for a seed: the outcome is the one already stored; the model is
+    built once for them, as for a batch)."""
+    model = prepare(scenario_from_inputs(run.inputs, run.seed)) if indexes else None
     for index in indexes:
-        seed = seeds[index]
-        result = simulate(scenario_from_inputs(run.inputs, seed), seed=seed)
+        result = model.simulate(seeds[index])
         Replication.objects.filter(run=run, index=index).update(result=result_json(result, detailed=True),
                                                                 detailed=True)
 
