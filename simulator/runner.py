@@ -189,8 +189,7 @@ def run(
     # ------------------------------------------------------------------ graph
     ndeps = [0] * n
     succ: list = [None] * n  # successors of a task: None, one task id, or a list of ids
-    is_barrier = [False] * n
-    pool_of: list = [None] * n  # pool name, then pool object
+    pool_of: list = [None] * n  # pool name, then pool object; None: a barrier
     pool_count: dict[str, int] = {name: 0 for name in pool_specs}
     distinct_phases: dict[int, tuple] = {}
     shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
@@ -201,7 +200,6 @@ def run(
         if p is None:
             if t.phases:
                 raise ValueError(f"task {i}: a task without pool must have no phases (a barrier)")
-            is_barrier[i] = True
         else:
             if p not in pool_count:
                 raise ValueError(f"task {i}: unknown pool {p!r}")
@@ -274,17 +272,6 @@ def run(
     compiled_cache: dict = {}
 
     last = [None, 0, None]  # memo of the last (phases, cores) -> compiled
-    flow_kinds: dict = {}  # (resources, cap) of a flow -> its (kind, what, cap) in a compiled group
-
-    def flow_kind(f):
-        """How a flow is added: kind 0 (a fixed resource instance), 1 (a node template's name) or 2 (several
-        resources, as (is_template, name_or_instance) pairs, or one with a cap that binds)."""
-        cap = None if _flow_is_simple(f, specs) else f.cap
-        resources = f.resources
-        if len(resources) == 1 and cap is None:
-            r = resources[0]
-            return (1, r, None) if NODE in r else (0, fixed[r], None)
-        return (2, tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources), cap)
 
     def compile_phases(phases, cores):
         if phases is last[0] and cores == last[1]:
@@ -304,19 +291,22 @@ def run(
             for f in p.flows:
                 if not f.amount > 0:
                     continue
-                key = (f.resources, f.cap)
-                where = flow_kinds.get(key)
-                if where is None:
-                    where = flow_kinds[key] = flow_kind(f)
-                tk = -1
-                if timed_flows is not None:
-                    tk = timer_of.get(f.label)
-                    if tk is None:
-                        tk = timer(f.label)
-                k = (where, f.amount, tk)
+                simple = _flow_is_simple(f, specs)
+                cap = None if simple else f.cap
+                k = (f.resources, f.amount, cap, timer(f.label) if timed_flows is not None else -1)
                 merged[k] = merged.get(k, 0) + 1
-            out.append((float(p.overhead_s), cpu,
-                        tuple((kind, what, amount, w, cap, tk) for ((kind, what, cap), amount, tk), w in merged.items())))
+            grps = []
+            for (resources, amount, cap, tk), w in merged.items():
+                if len(resources) == 1 and cap is None:
+                    r = resources[0]
+                    if NODE in r:
+                        grps.append((1, r, amount, w, None, tk))
+                    else:
+                        grps.append((0, fixed[r], amount, w, None, tk))
+                else:
+                    what = tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources)
+                    grps.append((2, what, amount, w, cap, tk))
+            out.append((float(p.overhead_s), cpu, tuple(grps)))
         c = tuple(out)
         if key[0] in shared_phases:  # a task's own phases are compiled once, when it starts, and not kept
             compiled_cache[key] = c
@@ -479,7 +469,7 @@ def run(
             ndeps[s] = k
             if k == 0:
                 ready_s[s] = now
-                if is_barrier[s]:
+                if pool_of[s] is None:
                     start_s[s] = now
                     if stack is None:
                         stack = [s]
@@ -507,7 +497,7 @@ def run(
             ndeps[s] = k
             if k == 0:
                 ready_s[s] = now
-                if is_barrier[s]:
+                if pool_of[s] is None:
                     start_s[s] = now
                     stack.append(s)
                 else:
@@ -763,11 +753,13 @@ def run(
                 for t in tasks:
                     if t.pool == name and t.slot is not None and not 0 <= t.slot < total:
                         raise ValueError(f"task {t.id}: slot {t.slot} outside pool {name!r} (0..{total - 1})")
-    pool_of = [None if p is None else pools[p] for p in pool_of]
+    for i, p in enumerate(pool_of):  # in place: no second list of n
+        if p is not None:
+            pool_of[i] = pools[p]
 
     # ------------------------------------------------------------------ run
     for i in [i for i in range(n) if ndeps[i] == 0]:  # roots, before finishing any changes ndeps
-        if is_barrier[i]:
+        if pool_of[i] is None:
             start_s[i] = 0.0
             finish(i, 0.0)
         else:
