@@ -208,6 +208,12 @@ def dispatch_run(run: SimulationRun) -> None:
         dispatch_together(REPLICATION_JOBS, batch, "scenarios.run_replications", [str(run.pk), [r.index for r in batch]])
 
 
+#: the model of the last run this process executed replications of (run id -> model): a run's inputs never change.
+#: Kept only up to this many tasks, so that a worker does not hold a big graph (memory a later job may need)
+KEEP_MODEL_TASKS = 20_000
+_models: dict = {}
+
+
 def execute_replication(run_id: str, index: int, worker: str = "", task_id: str | None = None) -> str:
     """Run one replication; returns its final status (:func:`execute_replications` of one)."""
     return execute_replications(run_id, [index], worker, task_id)[index]
@@ -233,12 +239,18 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
 
     done: list = []
     saved_at = time.monotonic()
-    scenario = scenario_from_inputs(run.inputs, run.seed) if todo else None  # once: replications differ by seed
-    model = None  # the scenario's model, built once for the batch (inside the try: a refusal fails the replication)
+    # the scenario's model, built once for the run in this process (the next batch of the run reuses it; its
+    # replications differ by seed), inside the try: a refusal fails the replication
+    model = _models.get(run.pk) if todo else None
+    scenario = scenario_from_inputs(run.inputs, run.seed) if todo and model is None else None
     reports = _BatchProgress()
     for k, rep in enumerate(todo):
         try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
-            model = model or prepare(scenario)
+            if model is None:
+                model = prepare(scenario)
+                _models.clear()  # one run's model at a time, and only a small one (a few MB at most)
+                if model.built is None or len(model.built.graph.tasks) <= KEEP_MODEL_TASKS:
+                    _models[run.pk] = model
             result = model.simulate(rep.seed, progress=reports.of(rep), record_utilisation=False, task_bars=False)
         except JobCancelled:  # the run was cancelled (or failed): its replications were ended with it
             _save_results(done, statuses)
