@@ -4,7 +4,9 @@ Creates a run of N replications (default 1,000) of the CHILES epoch on a platfor
 test database, sends it to one Celery worker with two processes (``--concurrency 2``) and times it from the
 request (``create_run`` + ``dispatch_run``) until the run's summary is stored.  In the same process (first) it
 times the engine alone on the same model (the scenario's task graph, built once, run ``--engine-runs`` times) and prints
-both rates in tasks per second and their ratio.  Targets (issue 19): wall < 10 s and ratio ≥ 0.40.
+both rates in tasks per second and their ratio, and the CPU time the worker's processes used per replication
+(user + system, from ``/proc``; on a machine shared with other work the wall time varies with its load, this much
+less).  Targets (issue 19): wall < 10 s and ratio ≥ 0.40.
 
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... .venv/bin/python bench/montecarlo.py
 """
@@ -81,6 +83,7 @@ def main() -> int:
             dispatch_run(warm)
             _wait(lambda: SimulationRun.objects.get(pk=warm.pk).status in FINISHED, 120, worker, log_path)
 
+            cpu_before = _tree_cpu_s(worker.pid)
             started = time.perf_counter()
             run = create_run(platform=platform, workload=workload, replications=args.replications, seed=0)
             dispatch_run(run)
@@ -91,12 +94,15 @@ def main() -> int:
                 print(f"run ended {run.status}: {run.error}", file=sys.stderr)
                 return 1
             stored = Replication.objects.filter(run=run, status=SimulationRun.Status.SUCCEEDED).count()
+            worker_cpu = _tree_cpu_s(worker.pid) - cpu_before
 
             path_rate = args.replications * tasks / wall
             out = {
                 "replications": args.replications, "stored": stored, "tasks_per_replication": tasks,
                 "wall_s": round(wall, 2), "path_tasks_per_s": round(path_rate), "engine_tasks_per_s": round(rate),
                 "ratio": round(path_rate / rate, 3), "makespan_p50_s": run.results["makespan_p50_s"],
+                "engine_ms_per_replication": round(1000 * tasks / rate, 2),
+                "worker_cpu_ms_per_replication": round(1000 * worker_cpu / args.replications, 2),
                 "targets": {"wall_s": "< 10", "ratio": ">= 0.40"},
             }
             print(json.dumps(out))
@@ -108,6 +114,25 @@ def main() -> int:
                     worker.wait(timeout=30)
                 except subprocess.TimeoutExpired:
                     worker.kill()
+
+
+def _tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and every process under it (Linux ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as fh:
+                    todo += [int(c) for c in fh.read().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # it ended meanwhile
+    return total
 
 
 def _wait(predicate, timeout: float, worker, log_path: Path) -> None:

@@ -377,6 +377,98 @@ def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> N
         active = [f for f in active if id(f) not in fs]
 
 
+#: :func:`_fill_capped` applies when every resource keeps at least this fraction of its capacity unused with every
+#: flow at its cap (far more than the rounding of the remaining capacities in :func:`_water_fill`, so that no resource
+#: can saturate there either)
+CAPPED_MARGIN = 1e-9
+
+
+def _fill_capped(flows: list, resources: list[GeneralResource]) -> bool:
+    """:func:`_water_fill` when every flow ends at its own cap: when each resource can carry all its flows at their
+    caps with room to spare (:data:`CAPPED_MARGIN`), every step of the general fill freezes the flows at the lowest
+    cap (own caps before private ones at equal caps, each set in flow order), so the rates, labels and resource sums
+    are set here in that order in one pass.  False, having changed no flow, when a resource could saturate."""
+    for r in resources:
+        r._n = 0
+        r._used = 0.0
+        r._cap = 0.0  # here: what the flows crossing it would take at their caps
+    for f in flows:
+        w = f.weight
+        take = f.cap * w
+        for r in f.res:
+            r._n += w
+            r._cap += take
+    for r in resources:
+        n = r._n
+        if n:
+            c = r.capacity
+            da = r.degrade_after
+            if da is not None and n > da:
+                c *= (da / n) ** r.degrade_exponent
+            if not r._cap <= c * (1.0 - CAPPED_MARGIN):  # (an uncapped flow takes inf)
+                return False
+    order = sorted(range(len(flows)), key=lambda i: (flows[i].cap, flows[i].kind, i))
+    for i in order:
+        f = flows[i]
+        level = f.cap
+        if level < 0.0:
+            level = 0.0
+        f.rate = level
+        f.label = PRIVATE if f.kind else None
+        use = level * f.weight
+        for r in f.res:
+            r._used += use
+    return True
+
+
+def _fill_one(f: Any, resources: list[GeneralResource]) -> bool:
+    """:func:`_water_fill` of a single flow (or class) ``f`` in one pass: the same rate, label and ``_n``/``_used``
+    of every resource (most fills of a group are of one class).  False, having changed nothing of ``f``, in the one
+    case :func:`_water_fill` must be asked (a private-cap class with no cap and no shared resource)."""
+    for r in resources:
+        r._n = 0
+        r._used = 0.0
+    w = f.weight
+    fres = f.res
+    for r in fres:
+        r._n += w
+    level = inf
+    bott = None
+    for r in resources:  # the first resource at the lowest share is the bottleneck, as in the general fill
+        n = r._n
+        if n:
+            c = r.capacity
+            da = r.degrade_after
+            if da is not None and n > da:
+                c *= (da / n) ** r.degrade_exponent
+            s = c / n
+            if s < level:
+                level = s
+                bott = r
+    cap = f.cap
+    if not f.kind:
+        if cap <= level:
+            level = cap
+            label = None
+        else:
+            label = bott
+    elif cap < level:
+        level = cap
+        label = PRIVATE
+    elif bott is None:
+        return False
+    else:
+        label = bott
+    if level < 0.0:
+        level = 0.0
+    f.rate = level
+    f.label = label
+    use = level * w
+    for r in fres:
+        r._used += use
+    return True
+
+
 def max_min_fair(capacities: dict[str, float], flows: Sequence[tuple[Sequence[str], float | None]]) -> list[float]:
     """Max-min fair rates of ``flows`` (``(resource names, cap or None)``) over ``capacities``.
 
@@ -599,7 +691,11 @@ class GeneralGroup:
         now = self.env.now
         classes = self.classes.values()
         resources = list(self.resources)
-        _water_fill(classes, resources)
+        if len(self.classes) == 1:
+            if not _fill_one(next(iter(classes)), resources):
+                _water_fill(classes, resources)
+        elif not _fill_capped(list(classes), resources):
+            _water_fill(classes, resources)
         if self.sys.record:
             if self.left:
                 for r in self.left:

@@ -189,8 +189,7 @@ def run(
     # ------------------------------------------------------------------ graph
     ndeps = [0] * n
     succ: list = [None] * n  # successors of a task: None, one task id, or a list of ids
-    is_barrier = [False] * n
-    pool_of: list = [None] * n  # pool name, then pool object
+    pool_of: list = [None] * n  # pool name, then pool object; None: a barrier
     pool_count: dict[str, int] = {name: 0 for name in pool_specs}
     distinct_phases: dict[int, tuple] = {}
     shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
@@ -201,7 +200,6 @@ def run(
         if p is None:
             if t.phases:
                 raise ValueError(f"task {i}: a task without pool must have no phases (a barrier)")
-            is_barrier[i] = True
         else:
             if p not in pool_count:
                 raise ValueError(f"task {i}: unknown pool {p!r}")
@@ -471,7 +469,7 @@ def run(
             ndeps[s] = k
             if k == 0:
                 ready_s[s] = now
-                if is_barrier[s]:
+                if pool_of[s] is None:
                     start_s[s] = now
                     if stack is None:
                         stack = [s]
@@ -499,7 +497,7 @@ def run(
             ndeps[s] = k
             if k == 0:
                 ready_s[s] = now
-                if is_barrier[s]:
+                if pool_of[s] is None:
                     start_s[s] = now
                     stack.append(s)
                 else:
@@ -755,11 +753,13 @@ def run(
                 for t in tasks:
                     if t.pool == name and t.slot is not None and not 0 <= t.slot < total:
                         raise ValueError(f"task {t.id}: slot {t.slot} outside pool {name!r} (0..{total - 1})")
-    pool_of = [None if p is None else pools[p] for p in pool_of]
+    for i, p in enumerate(pool_of):  # in place: no second list of n
+        if p is not None:
+            pool_of[i] = pools[p]
 
     # ------------------------------------------------------------------ run
     for i in [i for i in range(n) if ndeps[i] == 0]:  # roots, before finishing any changes ndeps
-        if is_barrier[i]:
+        if pool_of[i] is None:
             start_s[i] = 0.0
             finish(i, 0.0)
         else:

@@ -21,7 +21,7 @@ from dataclasses import asdict, is_dataclass, replace
 import orjson
 import pandas as pd
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from apps.accounts.workspaces import workspace_for
@@ -50,7 +50,7 @@ from simulator.contract import (
     admit,
     parse,
 )
-from simulator.model.simulate import prepare, replication_seed, simulate, summarise
+from simulator.model.simulate import prepare, replication_seed, summarise
 from simulator.units import CURRENCY
 
 __all__ = [
@@ -208,6 +208,12 @@ def dispatch_run(run: SimulationRun) -> None:
         dispatch_together(REPLICATION_JOBS, batch, "scenarios.run_replications", [str(run.pk), [r.index for r in batch]])
 
 
+#: the model of the last run this process executed replications of (run id -> model): a run's inputs never change.
+#: Kept only up to this many tasks, so that a worker does not hold a big graph (memory a later job may need)
+KEEP_MODEL_TASKS = 20_000
+_models: dict = {}
+
+
 def execute_replication(run_id: str, index: int, worker: str = "", task_id: str | None = None) -> str:
     """Run one replication; returns its final status (:func:`execute_replications` of one)."""
     return execute_replications(run_id, [index], worker, task_id)[index]
@@ -233,12 +239,19 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
 
     done: list = []
     saved_at = time.monotonic()
-    scenario = scenario_from_inputs(run.inputs, run.seed) if todo else None  # once: replications differ by seed
-    model = None  # the scenario's model, built once for the batch (inside the try: a refusal fails the replication)
+    # the scenario's model, built once for the run in this process (the next batch of the run reuses it; its
+    # replications differ by seed), inside the try: a refusal fails the replication
+    model = _models.get(run.pk) if todo else None
+    scenario = scenario_from_inputs(run.inputs, run.seed) if todo and model is None else None
+    reports = _BatchProgress()
     for k, rep in enumerate(todo):
         try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
-            model = model or prepare(scenario)
-            result = model.simulate(rep.seed, progress=REPLICATION_JOBS.progress(rep), record_utilisation=False)
+            if model is None:
+                model = prepare(scenario)
+                _models.clear()  # one run's model at a time, and only a small one (a few MB at most)
+                if model.built is None or len(model.built.graph.tasks) <= KEEP_MODEL_TASKS:
+                    _models[run.pk] = model
+            result = model.simulate(rep.seed, progress=reports.of(rep), record_utilisation=False, task_bars=False)
         except JobCancelled:  # the run was cancelled (or failed): its replications were ended with it
             _save_results(done, statuses)
             statuses.update(dict(Replication.objects.filter(pk__in=[r.pk for r in todo[k:]])
@@ -266,17 +279,59 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
     return statuses
 
 
+class _BatchProgress:
+    """The progress callbacks of a batch's replications, throttled together: a write (which also notices a cancel)
+    at most every :data:`PROGRESS_INTERVAL_S` over the whole batch, not a first and a last one for every replication
+    (a replication of a few milliseconds then writes none; its row is written when its result is saved)."""
+
+    def __init__(self) -> None:
+        self.last = time.monotonic()
+
+    def of(self, rep: Replication) -> Callable[[int, int], None]:
+        write = REPLICATION_JOBS.progress(rep)
+
+        def report(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - self.last >= PROGRESS_INTERVAL_S:
+                self.last = now
+                write.last = -math.inf  # this callback's own throttle is the batch's
+                write(done, total)
+
+        return report
+
+
+#: the columns a finished replication writes
+_SAVED = ["status", "progress", "result", "makespan_s", "cost_aud", "queue_wait_s", "finished_at"]
+
+
 def _save_results(done: list, statuses: dict) -> None:
-    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction; one
-    cancelled (or failed) meanwhile keeps that status."""
+    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction: one query
+    locks them and reads their status, one statement (run for each row in one batch) writes those still running;
+    one cancelled (or failed) meanwhile keeps that status.  (Django's ``bulk_update`` builds a CASE expression per
+    row and field, which cost as much as one query per row.)"""
+    if not done:
+        return
     with transaction.atomic():
+        current = dict(Replication.objects.select_for_update().filter(pk__in=[rep.pk for rep, _ in done])
+                       .values_list("pk", "status"))
+        now = timezone.now()
+        fields = [Replication._meta.get_field(name) for name in _SAVED]
+        rows = []
         for rep, result in done:
-            saved = Replication.objects.filter(pk=rep.pk, status=Status.RUNNING).update(
-                status=Status.SUCCEEDED, progress=1.0, result=result_json(result, detailed=False),
-                makespan_s=result.makespan_s, cost_aud=result.total_cost_aud, queue_wait_s=result.queue_wait_s,
-                finished_at=timezone.now())
-            statuses[rep.index] = (Status.SUCCEEDED if saved else
-                                   Replication.objects.values_list("status", flat=True).get(pk=rep.pk))
+            if current.get(rep.pk) != Status.RUNNING:
+                statuses[rep.index] = current.get(rep.pk)
+                continue
+            values = (Status.SUCCEEDED, 1.0, result_json(result, detailed=False), result.makespan_s,
+                      result.total_cost_aud, result.queue_wait_s, now)
+            rows.append([f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)]
+                        + [Replication._meta.pk.get_db_prep_value(rep.pk, connection)])
+            statuses[rep.index] = Status.SUCCEEDED
+        if rows:
+            quote = connection.ops.quote_name
+            sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
+            with connection.cursor() as cursor:
+                cursor.executemany(f"UPDATE {quote(Replication._meta.db_table)} SET {sets} "
+                                   f"WHERE {quote(Replication._meta.pk.column)} = %s", rows)
     done.clear()
 
 
@@ -348,10 +403,11 @@ def _finalise_if_complete(run_pk) -> None:
 
 def _store_details(run: SimulationRun, seeds: dict[int, int], indexes: list[int]) -> None:
     """Simulate again, with every task and the utilisation over time, the replications ``indexes`` of ``run`` and
-    store their full results (runs are deterministic for a seed: the outcome is the one already stored)."""
+    store their full results (runs are deterministic for a seed: the outcome is the one already stored; the model is
+    built once for them, as for a batch)."""
+    model = prepare(scenario_from_inputs(run.inputs, run.seed)) if indexes else None
     for index in indexes:
-        seed = seeds[index]
-        result = simulate(scenario_from_inputs(run.inputs, seed), seed=seed)
+        result = model.simulate(seeds[index])
         Replication.objects.filter(run=run, index=index).update(result=result_json(result, detailed=True),
                                                                 detailed=True)
 

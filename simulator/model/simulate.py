@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from simulator.errors import ContractError
-from simulator.graph import Phase, TaskGraph
+from simulator.graph import Flow, Phase, TaskGraph
 from simulator.runner import run
 
 from .achieved import AchievedIO, achieved_io, io_timer
@@ -156,7 +156,7 @@ def _build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng:
     if t == "chiles":
         return build_chiles(scenario, demands or chiles_demands(scenario.workload), rng=rng, **kwargs)
     if t in GENERAL_TEMPLATES:
-        return build_stages(scenario, rng=rng)
+        return build_stages(scenario, rng=rng, **kwargs)
     raise ValueError(f"unknown workload template {t!r}; expected chiles or {', '.join(GENERAL_TEMPLATES)}")
 
 
@@ -256,20 +256,25 @@ class _Scatter:
         """``graph`` (the one this was made from, or one with the same tasks) with the factors of one replication."""
         if not self.plan:
             return graph
-        sigmas = self.sigmas
+        params = {tier: (-sigma * sigma / 2.0, sigma) for tier, sigma in self.sigmas.items()}  # lognormal, mean 1
+        gauss, exp = rng.gauss, math.exp
         tasks = list(graph.tasks)
         for i, used, per_phase in self.plan:
             factors = {}
             for tier in used:
-                sigma = sigmas[tier]
-                factors[tier] = math.exp(rng.gauss(-sigma * sigma / 2.0, sigma))
+                mu, sigma = params[tier]
+                factors[tier] = exp(gauss(mu, sigma))
             t = tasks[i]
             phases = []
             for ph, flow_tiers in zip(t.phases, per_phase, strict=True):
                 if flow_tiers is not None:
-                    ph = ph.with_flows(tuple(fl if not tiers else fl.scaled(
-                        factors[tiers[0]] if len(tiers) == 1 else max(factors[tier] for tier in tiers))
-                        for fl, tiers in zip(ph.flows, flow_tiers, strict=True)))
+                    flows = []
+                    for fl, tiers in zip(ph.flows, flow_tiers, strict=True):
+                        if tiers:  # (as Flow.scaled and Phase.with_flows, without their calls)
+                            f = factors[tiers[0]] if len(tiers) == 1 else max(factors[tier] for tier in tiers)
+                            fl = Flow(fl.resources, fl.amount * f, fl.cap, fl.label)
+                        flows.append(fl)
+                    ph = Phase(ph.name, ph.cpu_seconds, ph.threads, tuple(flows), ph.overhead_s)
                 phases.append(ph)
             tasks[i] = t.with_phases(tuple(phases))
         return replace(graph, tasks=tuple(tasks))
@@ -300,33 +305,38 @@ def _with_interruptions(built: BuiltGraph, durations: dict[int, float], scenario
     return replace(built, graph=replace(built.graph, tasks=tuple(tasks))), notes
 
 
-def _stage_timings(result) -> tuple[StageTiming, ...]:
-    acc: dict[str, dict] = {}
-    for t in result.tasks:
+def _stage_timings(tasks, records) -> tuple[StageTiming, ...]:
+    """Per stage: its first start, last end, tasks, task-seconds and what bounded them (``records``: the run's
+    :class:`~simulator.graph.TaskRecords` of ``tasks``, read by column)."""
+    acc: dict[str, list] = {}  # stage -> [start, end, tasks, task-seconds, bound kind -> seconds]
+    for t, start, end, bound in zip(tasks, records.start_s, records.end_s, records.bound_by, strict=True):
         if t.pool is None:
             continue
-        a = acc.setdefault(t.stage, {"start": t.start_s, "end": t.end_s, "n": 0, "secs": 0.0,
-                                     "bounds": defaultdict(float)})
-        a["start"] = min(a["start"], t.start_s)
-        a["end"] = max(a["end"], t.end_s)
-        a["n"] += 1
-        d = t.end_s - t.start_s
-        a["secs"] += d
-        kind = t.bound_by.split("@")[0] if t.bound_by else ""
-        a["bounds"][kind] += d
+        a = acc.get(t.stage)
+        if a is None:
+            a = acc[t.stage] = [start, end, 0, 0.0, defaultdict(float)]
+        a[0] = min(a[0], start)
+        a[1] = max(a[1], end)
+        a[2] += 1
+        d = end - start
+        a[3] += d
+        a[4][bound.split("@")[0] if bound else ""] += d
     out = []
-    for stage, a in acc.items():
-        total = sum(a["bounds"].values()) or 1.0
-        shares = {k: v / total for k, v in sorted(a["bounds"].items(), key=lambda kv: -kv[1])}
+    for stage, (start, end, n, secs, bounds) in acc.items():
+        total = sum(bounds.values()) or 1.0
+        shares = {k: v / total for k, v in sorted(bounds.items(), key=lambda kv: -kv[1])}
         dom = next(iter(shares), "")
-        out.append(StageTiming(stage, a["start"], a["end"], a["n"], a["secs"], dom, shares))
+        out.append(StageTiming(stage, start, end, n, secs, dom, shares))
     return tuple(sorted(out, key=lambda s: s.start_s))
 
 
 def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progress = None,
              demands: ChilesDemands | None = None, record_utilisation: bool = True, vary_storage: bool = True,
-             model: Model | None = None, **build_kwargs) -> SimulationResult:
+             model: Model | None = None, task_bars: bool = True, **build_kwargs) -> SimulationResult:
     """One replication of ``scenario`` (``seed`` defaults to ``scenario.seed``).
+
+    ``task_bars=False`` leaves out every task's bar (``tasks`` is empty; the rest is the same), for replications
+    kept without their detail.
 
     ``vary_storage=False`` leaves out the per-task storage variability (validation compares published means with
     the model's expected run, and fits solve against it).  ``model``: ``scenario``'s model built once by
@@ -370,9 +380,13 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
     b: Bill = bill(built, result, scenario)
     if progress:
         progress(3, total_steps)
-    labels = built.task_labels
-    bars = tuple(TaskBar(t.id, t.stage, labels.get(t.id, ""), t.pool, t.node, t.ready_s, t.start_s, t.end_s, t.bound_by)
-                 for t in result.tasks)
+    bars = ()
+    tasks = built.graph.tasks
+    if task_bars:
+        labels = built.task_labels
+        rec = result.tasks
+        bars = tuple(map(TaskBar, range(len(tasks)), [t.stage for t in tasks], [labels.get(i, "") for i in range(len(tasks))],
+                         [t.pool for t in tasks], rec.node, rec.ready_s, rec.start_s, rec.end_s, rec.bound_by))
     mean_util = {}
     span = result.makespan_s or 1.0
     # the shared cores of multi-slot nodes are core-seconds, not bytes: kept out of what moved and utilisation
@@ -388,7 +402,7 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
         platform=scenario.platform.slug, workload=scenario.workload.slug, seed=seed,
         makespan_s=result.makespan_s, queue_wait_s=built.queue_wait_s,
         run_time_s=result.makespan_s - built.queue_wait_s,
-        stages=_stage_timings(result), tasks=bars, utilisation=mean_util,
+        stages=_stage_timings(tasks, result.tasks), tasks=bars, utilisation=mean_util,
         utilisation_series={k: v for k, v in result.utilisation.items() if not k.startswith("cpu@")}
         if record_utilisation else {},
         node_hours_used=b.compute_hours_used, compute_hours_billed=b.compute_hours_billed, gb_months=gbm,

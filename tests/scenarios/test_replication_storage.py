@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.platforms.models import Platform
+from apps.scenarios import services
 from apps.scenarios.models import Replication, SimulationRun
 from apps.scenarios.services import (
     batch_size,
@@ -58,6 +59,7 @@ def test_a_batch_gives_the_results_its_replications_give_one_by_one(catalogue):
     one_by_one = create_run(platform=platform, workload=workload, replications=4, seed=5)
     for index in range(4):
         execute_replication(str(one_by_one.id), index)
+    assert list(services._models) == [one_by_one.pk]  # its tasks after the first reused the run's model
     batched = create_run(platform=platform, workload=workload, replications=4, seed=5)
     assert execute_replications(str(batched.id), [0, 1, 2, 3]) == dict.fromkeys(range(4), "succeeded")
     assert execute_replications(str(batched.id), [0, 1]) == dict.fromkeys(range(2), "succeeded")  # idempotent
