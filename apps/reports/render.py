@@ -157,7 +157,7 @@ def _html_rows(doc: dict) -> dict[str, Any]:
                            for m, v in doc["aggregates"].items()],
         "cost_rows": [{"name": r["name"], "owned": r["kind"] == "owned_cluster", **r["cost"]}
                       for r in doc["ranking"] if r.get("cost")],
-        "validation_rows": [{**v, "label": validation_label(v["quantity"]), "platform_name": names.get(v["platform"],
+        "validation_rows": [{**v, "label": validation_label(v["quantity"], names), "platform_name": names.get(v["platform"],
                                                                                                    v["platform"])}
                             for v in (doc.get("validation") or {}).get("rows", [])],
         "first": doc["ranking"][0] if doc["ranking"] else None,

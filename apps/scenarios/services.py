@@ -825,7 +825,7 @@ def scenario_page(scenario: Scenario) -> dict:
             figures["costs"] = context["cost_figure"]
         context["figures"] = figures
         context["validation_rows"] = [
-            {**r, "label": summary.validation_label(r["quantity"]), "platform_name": names.get(r["platform"],
+            {**r, "label": summary.validation_label(r["quantity"], names), "platform_name": names.get(r["platform"],
                                                                                                r["platform"])}
             for r in (results.get("validation") or {}).get("rows", [])]
     return context

@@ -25,12 +25,21 @@ _VALIDATION_LABELS = {
     "compute_cost": "compute cost", "ebs_cost": "EBS storage cost", "s3_cost": "S3 storage cost",
     "sequential_estimate": "sequential run-time estimate", "parallel_vs_sequential": "parallel against sequential",
     "split_throughput_ratio_vs_aws": "split: throughput against AWS", "bill_total": "total bill",
+    "invert_s3_transfer_time": "invert: copies to and from the object store", "capital_cost": "capital cost",
+    "invert_time_visibility_exponent": "invert: how its time grows with the days imaged",
+    "invert_time_channel_exponent": "invert: how its time grows with the channels imaged",
 }
 
 
-def validation_label(quantity: str) -> str:
-    """A validation quantity as a reader says it ("run time of the epoch", not ``epoch_run_time``)."""
-    return _VALIDATION_LABELS.get(quantity, quantity.replace("_", " "))
+def validation_label(quantity: str, names: dict[str, str] | None = None) -> str:
+    """A validation quantity as a reader says it ("run time of the epoch", not ``epoch_run_time``); a quantity
+    against another platform (``<what>_vs_<platform>``) names that platform as ``names`` gives it."""
+    if quantity in _VALIDATION_LABELS:
+        return _VALIDATION_LABELS[quantity]
+    what, vs, other = quantity.partition("_vs_")
+    if vs and other:
+        return f"{what.replace('_', ' ')} against {(names or {}).get(other, other.replace('-', ' ').title())}"
+    return quantity.replace("_", " ")
 
 
 def platform_outcomes(results: dict, scoring: dict) -> dict[str, dict]:
@@ -70,7 +79,7 @@ def caveats(results: dict, outcomes: dict[str, dict], criteria_labels: dict[str,
         misses = [r for r in validation["rows"] if not r["met"] and r["platform"] in names]
         if misses:
             listed = "; ".join(
-                f"{validation_label(r['quantity'])} on {names[r['platform']]}"
+                f"{validation_label(r['quantity'], names)} on {names[r['platform']]}"
                 + (f" ({r['error_pct']:+.0f}%)" if r.get("error_pct") is not None else "") for r in misses)
             out.append(f"The model misses {len(misses)} of {validation['total']} published targets on these "
                        f"platforms: {listed}.")

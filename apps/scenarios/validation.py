@@ -256,7 +256,7 @@ def _for_reading(rows: list[dict]) -> list[dict]:
     """The rows with what the page shows of them in words: ``platform_name``, ``quantity_label`` and the
     explanation and assumptions without identifiers (``platform`` and ``quantity`` stay as they are)."""
     names = _names()
-    return [{**r, "platform_name": names.get(r["platform"], r["platform"]), "quantity_label": readable(r["quantity"]),
+    return [{**r, "platform_name": names.get(r["platform"], r["platform"]), "quantity_label": _in_words(readable(r["quantity"]), names),
              "explanation": _in_words(r["explanation"], names), "assumptions": _in_words(r["assumptions"], names)}
             for r in rows]
 
