@@ -11,6 +11,7 @@ finished and kept on the scenario so that reopening it is instant.
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import socket
@@ -208,6 +209,8 @@ def dispatch_run(run: SimulationRun) -> None:
         dispatch_together(REPLICATION_JOBS, batch, "scenarios.run_replications", [str(run.pk), [r.index for r in batch]])
 
 
+#: memory a batch of replications holds back for reporting a MemoryError (see execute_replications)
+MEMORY_RESERVE_BYTES = 16 * 1024 * 1024
 #: the model of the last run this process executed replications of (run id -> model): a run's inputs never change.
 #: Kept only up to this many tasks, so that a worker does not hold a big graph (memory a later job may need)
 KEEP_MODEL_TASKS = 20_000
@@ -244,6 +247,9 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
     model = _models.get(run.pk) if todo else None
     scenario = scenario_from_inputs(run.inputs, run.seed) if todo and model is None else None
     reports = _BatchProgress()
+    # address space held back while the replications run, given back at a MemoryError so that unwinding it and
+    # writing the failure have room (under the job's memory limit, both could themselves fail and the task be lost)
+    reserve = bytearray(MEMORY_RESERVE_BYTES) if todo else None
     for k, rep in enumerate(todo):
         try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
             if model is None:
@@ -259,10 +265,24 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
             return statuses
         except (OperationalError, InterfaceError):
             raise  # the database went away while progress was written: the task retries once it is back
+        except MemoryError as exc:
+            reserve = None
+            exc.__traceback__ = exc.__context__ = exc.__cause__ = None
+            failure = (True, "")
         except Exception as exc:  # noqa: BLE001 - the run must end 'failed' with a reason, never stuck
+            reserve = None
+            failure = (isinstance(exc, MemoryError), f"{type(exc).__name__}: {exc}")
+            # the traceback's frames still hold what the build or run had allocated: let it go before writing the
+            # failure (a MemoryError left them holding the memory the write needs, and the task was lost)
+            exc.__traceback__ = exc.__context__ = exc.__cause__ = None
+        else:
+            failure = None
+        if failure is not None:
+            model = None
+            _models.clear()
+            gc.collect()
             _save_results(done, statuses)
-            _fail(run.pk, rep.pk, out_of_memory(f"replication {rep.index}") if isinstance(exc, MemoryError)
-                  else f"{type(exc).__name__}: {exc}")
+            _fail(run.pk, rep.pk, out_of_memory(f"replication {rep.index}") if failure[0] else failure[1])
             statuses[rep.index] = Status.FAILED
             rest = [r.pk for r in todo[k + 1:]]
             Replication.objects.filter(pk__in=rest, status=Status.RUNNING).update(
@@ -273,6 +293,7 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
         if time.monotonic() - saved_at >= PROGRESS_INTERVAL_S:
             _save_results(done, statuses)
             saved_at = time.monotonic()
+    del reserve
     _save_results(done, statuses)
     if todo:
         _finalise_if_complete(run.pk)
