@@ -271,7 +271,7 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
             failure = (True, "")
         except Exception as exc:  # noqa: BLE001 - the run must end 'failed' with a reason, never stuck
             reserve = None
-            failure = (isinstance(exc, MemoryError), f"{type(exc).__name__}: {exc}")
+            failure = (False, f"{type(exc).__name__}: {exc}")
             # the traceback's frames still hold what the build or run had allocated: let it go before writing the
             # failure (a MemoryError left them holding the memory the write needs, and the task was lost)
             exc.__traceback__ = exc.__context__ = exc.__cause__ = None

@@ -347,19 +347,19 @@ def _invert_rows(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, obs
                          f"{o.platform}'s time",
                          explanation_if_missed="follows the single INVERT rows: this platform's time is predicted "
                                                "from the others'", fitted_from=frozenset(used)))
+    n = int(workload.param("invert_reference_days"))
+    base: dict[str, float] = {}  # platform -> the reference work-unit's time, the lower end of both slopes
     for quantity, vary in (("invert_time_visibility_exponent", "days"), ("invert_time_channel_exponent", "channels")):
         o = next((x for x in obs if x.quantity == quantity and isinstance(x.value, int | float)), None)
         if o is None:
             continue
         for slug in _platforms_with(obs, "invert_single_time", platforms):
             p = platforms[slug]
-            n = int(workload.param("invert_reference_days"))
+            lo = base[slug] = base.get(slug) or invert_time_for_days(p, workload, n, seed=seed)
             if vary == "days":
-                lo, hi = invert_time_for_days(p, workload, n, seed=seed), invert_time_for_days(p, workload, 4 * n,
-                                                                                                seed=seed)
+                hi = invert_time_for_days(p, workload, 4 * n, seed=seed)
                 how = f"{n} -> {4 * n} mean-size days of one sub-band"
             else:
-                lo = invert_time_for_days(p, workload, n, seed=seed)
                 hi = invert_time_for_days(p, workload, n, seed=seed, channels=4.0)
                 how = f"one sub-band -> four times its channels, {n} days"
             slope = math.log(hi / lo) / math.log(4.0)
