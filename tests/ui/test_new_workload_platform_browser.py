@@ -8,17 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from source_fields import cite
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
-
-
-def _cite(page, field: str, kind: str, **parts) -> None:
-    row = page.locator(field).locator("xpath=ancestor::tr")
-    if not row.locator(f"{field}-kind").is_visible():
-        row.locator("summary", has_text="New source").click()
-    page.locator(f"{field}-kind").select_option(kind)
-    for key, value in parts.items():
-        page.locator(f"{field}-{key}").fill(value)
 
 
 def _fits(page, width: int, what: str) -> None:
@@ -38,7 +30,7 @@ def test_an_editor_creates_a_workload_from_scratch_and_imports_a_file(log_in, ca
     page.get_by_label("Name of the first stage").fill("compute")
     page.locator("#id_stage-n_tasks").fill("48")
     page.locator("#id_stage-cpu_seconds").fill("1 min")
-    _cite(page, "#id_stage-n_tasks", "assumption", reason="one task per input file")
+    cite(page, "#id_stage-n_tasks", "assumption", reason="one task per input file")
     page.get_by_role("button", name="Create workload").click()  # the CPU time has no source yet
     alert = page.locator("#id_stage-cpu_seconds").locator("xpath=ancestor::tr").get_by_role("alert").first
     assert "give its new source" in alert.inner_text()
@@ -46,7 +38,7 @@ def test_an_editor_creates_a_workload_from_scratch_and_imports_a_file(log_in, ca
     _fits(page, width, "the refused new-workload page")
     screenshot(page, f"new-workload-refused-{width}")
 
-    _cite(page, "#id_stage-cpu_seconds", "measurement", host="campus-login1", date="2026-11-02")
+    cite(page, "#id_stage-cpu_seconds", "measurement", host="campus-login1", date="2026-11-02")
     page.get_by_role("button", name="Create workload").click()
     page.wait_for_url(f"{site}/workloads/spectra-per-file/edit/")
     assert page.get_by_text("Spectra per file created in").is_visible()
@@ -93,7 +85,7 @@ def test_an_editor_creates_a_platform_from_scratch(log_in, catalogue_site, scree
     for field, value in (("#id_node-cores", "12"), ("#id_node-memory", "64 GiB"), ("#id_node-nic_bandwidth", "10 Gb/s"),
                          ("#id_node-count", "8"), ("#id_tier-read_bw", "2 GB/s"), ("#id_tier-write_bw", "1.5 GB/s")):
         page.locator(field).fill(value)
-        _cite(page, field, "paper", **guide)
+        cite(page, field, "paper", **guide)
     _fits(page, width, "the new-platform page")
     screenshot(page, f"new-platform-filled-{width}")
     page.get_by_role("button", name="Create platform").click()

@@ -6,6 +6,7 @@ bandwidth the tasks achieved.  Screenshots of the results at 1400 and 400 px go 
 from __future__ import annotations
 
 import pytest
+from source_fields import cite
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -23,12 +24,7 @@ def _value(page, field: str, value: str, kind: str, parts: dict) -> None:
         page.locator(field).select_option(value)
     else:
         page.locator(field).fill(value)
-    row = page.locator(field).locator("xpath=ancestor::tr")
-    if not row.locator(f"{field}-kind").is_visible():
-        row.locator("summary", has_text="New source").click()
-    page.locator(f"{field}-kind").select_option(kind)
-    for key, text in parts.items():
-        page.locator(f"{field}-{key}").fill(text)
+    cite(page, field, kind, **parts)
 
 
 def test_a_new_user_models_their_pipeline_and_platform_on_the_site_and_gets_ranked_results(
