@@ -124,16 +124,7 @@ class Scenario(models.Model):
 
     def status(self) -> str:
         """draft (never run), running, succeeded, failed or cancelled, from the runs' statuses."""
-        statuses = [e.run.status if e.run else None for e in self.entries.all()]
-        if not statuses or None in statuses:
-            return "draft"
-        if any(s in (Status.QUEUED, Status.RUNNING) for s in statuses):
-            return "running"
-        if any(s == Status.FAILED for s in statuses):
-            return "failed"
-        if any(s == Status.CANCELLED for s in statuses):
-            return "cancelled"
-        return "succeeded"
+        return combined_status([e.run.status if e.run else None for e in self.entries.all()])
 
     def progress(self) -> float:
         """Fraction done over all platforms' runs, 0 to 1."""
@@ -163,3 +154,17 @@ class ScenarioPlatform(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scenario} / {self.platform}"
+
+
+def combined_status(statuses: list) -> str:
+    """A scenario's status from its platforms' run statuses (None: never run): draft, running, failed, cancelled or
+    succeeded.  Callers that also show each platform's status pass the same statuses, so the two never disagree."""
+    if not statuses or None in statuses:
+        return "draft"
+    if any(s in (Status.QUEUED, Status.RUNNING) for s in statuses):
+        return "running"
+    if any(s == Status.FAILED for s in statuses):
+        return "failed"
+    if any(s == Status.CANCELLED for s in statuses):
+        return "cancelled"
+    return "succeeded"

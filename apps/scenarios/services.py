@@ -39,7 +39,15 @@ from apps.scenarios.adapters import (
     scenario_from_inputs,
     workload_dict,
 )
-from apps.scenarios.models import FINISHED, Replication, Scenario, ScenarioPlatform, SimulationRun, Status
+from apps.scenarios.models import (
+    FINISHED,
+    Replication,
+    Scenario,
+    ScenarioPlatform,
+    SimulationRun,
+    Status,
+    combined_status,
+)
 from apps.workloads.models import Workload
 from apps.workloads.schemas import TEMPLATES
 from simulator.contract import (
@@ -594,7 +602,7 @@ def scenario_status(scenario: Scenario) -> dict:
             "status": run.status if run else "draft", "progress": round(run.progress(), 4) if run else 0.0,
             "error": _failure_in_plain_words(entry), "run_url": run.get_absolute_url() if run else "",
         })
-    status = scenario.status()
+    status = combined_status([None if p["status"] == "draft" else p["status"] for p in platforms])  # one snapshot
     progress = sum(p["progress"] for p in platforms) / len(platforms) if platforms else 0.0
     return {"status": status, "progress": round(progress, 4), "platforms": platforms,
             "finished": status in ("succeeded", "failed", "cancelled")}

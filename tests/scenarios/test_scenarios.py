@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.platforms.models import Platform
-from apps.scenarios.models import Scenario, SimulationRun
+from apps.scenarios.models import Scenario, SimulationRun, combined_status
 from apps.scenarios.services import (
     DEMO,
     InvalidEntry,
@@ -251,3 +251,14 @@ def test_clone_and_edit_prefills_the_builder(logged_in, catalogue, user):
     assert 'value="Mine (edited)"' in body
     assert 'name="p-magnus-invert-nodes" value="7"' in body
     assert 'name="p-magnus-include" id="id_p-magnus-include" checked' in body
+
+
+@pytest.mark.parametrize("statuses, combined", [
+    ([], "draft"), (["succeeded", None], "draft"), (["succeeded", "running"], "running"),
+    (["queued", "failed"], "running"), (["failed", "cancelled"], "failed"), (["succeeded", "cancelled"], "cancelled"),
+    (["succeeded", "succeeded"], "succeeded"),
+])
+def test_a_scenarios_status_is_computed_from_the_platform_statuses_it_shows(statuses, combined):
+    # the polled status and its per-platform rows come from one read of the runs: "succeeded" never comes
+    # with a platform still running (they were two reads, and a run could finish between them)
+    assert combined_status(statuses) == combined
