@@ -123,6 +123,22 @@ def logged_in(client, user):
 
 
 @pytest.fixture
+def as_viewer(client, user, django_user_model):
+    """A client logged in as carol, a viewer of ada's personal workspace, with that workspace active."""
+    from apps.accounts.models import Membership
+    from apps.accounts.workspaces import SESSION_KEY, Role, personal_workspace
+
+    carol = django_user_model.objects.create_user(username="carol", password="another horse battery")
+    shared = personal_workspace(user)
+    Membership.objects.create(user=carol, workspace=shared, role=Role.VIEWER)
+    client.force_login(carol)
+    session = client.session
+    session[SESSION_KEY] = shared.pk
+    session.save()
+    return client
+
+
+@pytest.fixture
 def token(user) -> str:
     from rest_framework.authtoken.models import Token
 

@@ -41,3 +41,19 @@ def edit_page(request, editor: Editor, template: str, context: dict, done: str):
             messages.info(request, saved_message(changed))
             return redirect(done)
     return render(request, template, {**context, "editor": editor}, status=400 if request.method == "POST" else 200)
+
+
+def delete_page(request, item, delete, in_use: type[Exception], *, what: str, edit: str, listing: str):
+    """The answer to a delete request for ``item`` (a workspace's copy): deleted only when the confirm box was ticked
+    and nothing uses it (``delete(item, user=...)`` raises ``in_use`` saying what does); a message either way, back to
+    the edit page ``edit`` when refused, else to the list ``listing`` (URL names)."""
+    if request.POST.get("confirm") != "yes":
+        messages.error(request, f"Not deleted: tick the box to confirm that this {what} is to be deleted.")
+        return redirect(edit, item.slug)
+    try:
+        delete(item, user=request.user)
+    except in_use as exc:
+        messages.error(request, f"Not deleted: {exc}.")
+        return redirect(edit, item.slug)
+    messages.info(request, f"{item.name} deleted.")
+    return redirect(listing)

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, active_workspace, editable_workspace, role_allows
-from apps.core.editing import edit_page
+from apps.core.editing import delete_page, edit_page
 from apps.core.templatetags.skyplan import columns
 from apps.platforms import services
 from apps.platforms.forms import PlatformEditor
@@ -82,14 +82,5 @@ def platform_edit(request, slug):
 
 @require_POST
 def platform_delete(request, slug):
-    platform = services.editable_copy(request.user, slug)
-    if request.POST.get("confirm") != "yes":
-        messages.error(request, "Not deleted: tick the box to confirm that this copy is to be deleted.")
-        return redirect("platforms:edit", slug)
-    try:
-        services.delete_copy(platform, user=request.user)
-    except services.PlatformInUse as exc:
-        messages.error(request, f"Not deleted: {exc}.")
-        return redirect("platforms:edit", slug)
-    messages.info(request, f"{platform.name} deleted.")
-    return redirect("platforms:list")
+    return delete_page(request, services.editable_copy(request.user, slug), services.delete_copy, services.PlatformInUse, what="copy",
+                       edit="platforms:edit", listing="platforms:list")

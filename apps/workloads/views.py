@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.workspaces import Role, active_workspace, editable_workspace, role_allows
-from apps.core.editing import edit_page
+from apps.core.editing import delete_page, edit_page
 from apps.core.templatetags.skyplan import columns
 from apps.workloads import services
 from apps.workloads.catalogue import CatalogueError
@@ -100,14 +100,5 @@ def workload_edit(request, slug):
 
 @require_POST
 def workload_delete(request, slug):
-    workload = services.editable_workload(request.user, slug)
-    if request.POST.get("confirm") != "yes":
-        messages.error(request, "Not deleted: tick the box to confirm that this workload is to be deleted.")
-        return redirect("workloads:edit", slug)
-    try:
-        services.delete_workload(workload, user=request.user)
-    except services.WorkloadInUse as exc:
-        messages.error(request, f"Not deleted: {exc}.")
-        return redirect("workloads:edit", slug)
-    messages.info(request, f"{workload.name} deleted.")
-    return redirect("workloads:list")
+    return delete_page(request, services.editable_workload(request.user, slug), services.delete_workload, services.WorkloadInUse, what="workload",
+                       edit="workloads:edit", listing="workloads:list")

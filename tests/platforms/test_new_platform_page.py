@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.accounts.models import Membership
-from apps.accounts.workspaces import SESSION_KEY, Role, personal_workspace
+from apps.accounts.workspaces import personal_workspace
 from apps.platforms.models import Platform
 
 pytestmark = pytest.mark.django_db
@@ -77,14 +76,8 @@ def test_a_refusal_sits_beside_its_field_and_nothing_is_saved(logged_in, catalog
     assert not Platform.objects.filter(workspace__isnull=False).exists()
 
 
-def test_a_viewer_cannot_create_a_platform(client, catalogue, user, django_user_model):
-    carol = django_user_model.objects.create_user(username="carol", password="another horse battery")
-    shared = personal_workspace(user)
-    Membership.objects.create(user=carol, workspace=shared, role=Role.VIEWER)
-    client.force_login(carol)
-    session = client.session
-    session[SESSION_KEY] = shared.pk
-    session.save()
+def test_a_viewer_cannot_create_a_platform(as_viewer, catalogue, user):
+    client, shared = as_viewer, personal_workspace(user)
     assert 'href="/platforms/new/"' not in client.get("/platforms/").content.decode()
     assert client.get("/platforms/new/").status_code == 403
     assert client.post("/platforms/new/", _new()).status_code == 403

@@ -10,8 +10,8 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from apps.accounts.models import Membership, Workspace
-from apps.accounts.workspaces import SESSION_KEY, Role, personal_workspace
+from apps.accounts.models import Workspace
+from apps.accounts.workspaces import personal_workspace
 from apps.workloads.files import dump, workload_entry
 from apps.workloads.models import Workload
 
@@ -92,14 +92,8 @@ def test_a_workload_named_like_a_page_gets_a_slug_of_its_own(logged_in, catalogu
     assert Workload.objects.get(name="New").slug == "new-workload"
 
 
-def test_a_viewer_cannot_create_or_import_a_workload(client, catalogue, user, django_user_model):
-    carol = django_user_model.objects.create_user(username="carol", password="another horse battery")
-    shared = personal_workspace(user)
-    Membership.objects.create(user=carol, workspace=shared, role=Role.VIEWER)
-    client.force_login(carol)
-    session = client.session
-    session[SESSION_KEY] = shared.pk
-    session.save()
+def test_a_viewer_cannot_create_or_import_a_workload(as_viewer, catalogue, user):
+    client, shared = as_viewer, personal_workspace(user)
     assert 'href="/workloads/new/"' not in client.get("/workloads/").content.decode()
     assert client.get("/workloads/new/").status_code == 403
     assert client.post("/workloads/new/", _new()).status_code == 403
