@@ -20,6 +20,7 @@ __all__ = ["SLIDER_MAX", "cost_frame", "METHOD_LABELS", "platform_outcomes", "re
 SLIDER_MAX = 3.0
 _VALIDATION_LABELS = {
     "split_single_time": "split: one task's time", "split_cpu_use": "split: CPU use",
+    "split_instance_time": "split: one cloud instance's time (several sub-bands)",
     "invert_single_time": "invert: one task's time", "epoch_run_time": "run time of the epoch",
     "queue_wait": "batch-queue wait", "node_hour_cost": "cost of the node-hours", "compute_hours": "compute hours",
     "compute_cost": "compute cost", "ebs_cost": "EBS storage cost", "s3_cost": "S3 storage cost",

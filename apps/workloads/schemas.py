@@ -59,6 +59,8 @@ TEMPLATES: dict[str, tuple[Param, ...]] = {
         Param("reference_day_size", "bytes", "day size the SPLIT demands were measured at", required=False),
         Param("invert_reference_days", "scalar", "days the INVERT demands were measured over", required=False,
               minimum=1),
+        Param("split_instance_day_size", "bytes", "cloud: day size of the published time of one SPLIT instance",
+              required=False),
         Param("split_selection_time", "time", "SPLIT selection phase length", required=False),
         Param("split_flag_time", "time", "SPLIT flag-table phase length", required=False),
         Param("split_read_rate", "bandwidth", "SPLIT (CasaPy) sequential read ceiling", required=False),

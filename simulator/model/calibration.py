@@ -40,7 +40,7 @@ from .specs import PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
 __all__ = ["FittedParameter", "FIT_INVERT_CPU", "fit_invert_cpu", "work_unit_scenario", "work_unit_time", "work_unit_staging_time",
            "invert_time_for_days",
            "with_parameters", "work_unit_spread", "fit_storage_cv", "Demand", "Prediction", "FitResult",
-           "FITTABLE_STAGE_FIELDS", "QUANTITIES", "demand_value", "with_demands", "simulated_quantity", "scenario_predictor", "fit_demands"]
+           "FITTABLE_STAGE_FIELDS", "QUANTITIES", "split_instance_time", "demand_value", "with_demands", "simulated_quantity", "scenario_predictor", "fit_demands"]
 
 #: per-task stage demands that can be fitted (``<stage>.<field>``), with their base unit
 FITTABLE_STAGE_FIELDS = {"cpu_seconds": "s", "overhead_s": "s", "seq_read_bytes": "B", "seq_write_bytes": "B",
@@ -305,6 +305,24 @@ def invert_time_for_days(platform: PlatformSpec, workload: WorkloadSpec, days: i
                  demands=demands, vary_storage=False, record_utilisation=False,
                  **_work_unit_kwargs(workload, "invert", days))
     return r.tasks[0].end_s - r.tasks[0].start_s
+
+
+def split_instance_time(platform: PlatformSpec, workload: WorkloadSpec, day_bytes: float, *,
+                        seed: int = 0) -> tuple[float, str, int] | None:
+    """One cloud SPLIT instance as the epoch places it (§5.2.2: its node type, a block volume made from the day's
+    snapshot, the placement's sub-bands one after the other) splitting a day of ``day_bytes``: (seconds, bound_by,
+    sub-bands); ``None`` off the cloud.  No boot time, as the single work-units."""
+    if not platform.is_cloud:
+        return None
+    base = {p.stage: p for p in default_placements(platform, workload)}["split"]
+    subbands = int(base.subbands_per_task or 1)
+    quick = replace(platform, node_types=tuple(replace(n, boot_seconds=0.0) for n in platform.node_types))
+    scenario = ScenarioSpec(platform=quick, workload=workload, placements=(replace(base, nodes=1),),
+                            include_copy=False, label="one split instance")
+    r = simulate(scenario, seed=seed, stages=("split",), subbands=subbands, days=[float(day_bytes)],
+                 vary_storage=False, record_utilisation=False)
+    t = r.tasks[0]
+    return t.end_s - t.start_s, t.bound_by, subbands
 
 
 STAGING_LABELS = ("stage_in", "stage_out")

@@ -30,7 +30,8 @@ from typing import Any
 from simulator.units import to_base
 
 __all__ = ["SharedStorage", "IOLibrary", "IOExperiment", "IORate", "Benchmarks", "aggregate_rate",
-           "knee_nodes", "cache_knee_bytes", "benchmarks_from_dict", "with_fact", "fact_value", "fitted_facts"]
+           "knee_nodes", "cache_knee_bytes", "benchmarks_from_dict", "with_fact", "fact_value", "fitted_facts",
+           "storage_facts"]
 
 LAYOUTS = ("file_per_process", "shared_file")
 
@@ -319,6 +320,16 @@ def fact_value(b: Benchmarks, owner: str, slug: str, fact: str) -> float | None:
     if owner == "storage":
         return getattr(b.storage[slug], _STORAGE_FACTS[fact][0])
     return getattr(b.libraries[slug], fact)
+
+
+def storage_facts(storage: SharedStorage) -> dict[str, float]:
+    """The catalogue's facts of one storage system that are set: fact name -> value in base units."""
+    out = {}
+    for fact, (attr, _kind) in _STORAGE_FACTS.items():
+        v = getattr(storage, attr)
+        if isinstance(v, int | float) and v:
+            out[fact] = float(v)
+    return out
 
 
 def fitted_facts(b: Benchmarks) -> list[tuple[str, str, str, dict]]:

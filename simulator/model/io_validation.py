@@ -26,6 +26,7 @@ from .io_rate import (
     fact_value,
     fitted_facts,
     knee_nodes,
+    storage_facts,
     with_fact,
 )
 from .validation import ValidationRow
@@ -221,9 +222,22 @@ def _uses(e: IOExperiment, fit: IOFit) -> bool:
     return fit.slug in (e.library, e.baseline_library)
 
 
+def _taken_as_fact(b: Benchmarks, e: IOExperiment, o: Observation) -> str:
+    """The name of a fact of a storage system ``e`` uses whose value is ``o``'s published figure (the catalogue
+    took the figure itself as that fact, e.g. a cache size known only as the knee it is said to match), else ""."""
+    if not isinstance(o.value, int | float) or isinstance(o.value, bool) or not o.value:
+        return ""
+    for s in (b.storage[slug] for slug in (e.storage, e.baseline_storage) if slug):
+        for fact, v in storage_facts(s).items():
+            if abs(v - float(o.value)) <= 1e-9 * abs(float(o.value)):
+                return f"{s.name}'s {fact.replace('_', ' ')}"
+    return ""
+
+
 def validate_io(b: Benchmarks, observations: list[Observation]) -> list[ValidationRow]:
     """One row per experiment whose published figure is in ``observations``, with the values of the fits
-    :func:`fit_io` runs; a row is in sample when one of those fits used its observation."""
+    :func:`fit_io` runs; a row is in sample when one of those fits used its observation, or when the catalogue
+    holds its published figure as a fact of the storage the experiment uses (the model takes it as an input)."""
     b, fits = fit_io(b, observations)
     by_key = {o.key: o for o in observations}
     rows = []
@@ -233,8 +247,11 @@ def validate_io(b: Benchmarks, observations: list[Observation]) -> list[Validati
             continue
         o = obs[0]
         fitted = {k for f in fits if _uses(e, f) for k in f.observations}
-        in_sample = any(x.key in fitted for x in obs)
+        taken = next((t for t in (_taken_as_fact(b, e, x) for x in obs) if t), "")
+        in_sample = any(x.key in fitted for x in obs) or bool(taken)
         assumptions = f"{e.note}; {b.storage[e.storage].name}, {b.libraries[e.library].name}"
+        if taken:
+            assumptions += f"; the published figure is {taken} in the catalogue, so this row is not a prediction"
         if e.measure in QUALITATIVE_MEASURES:
             value, unit, met, target = _qualitative(b, e)
             rows.append(ValidationRow(e.measure, o.platform or e.storage, None, value, unit, None, target, met, in_sample,

@@ -43,7 +43,8 @@ class Command(BaseCommand):
         self.stdout.write(f"{report['met']}/{report['total']} out-of-sample targets met "
                           f"({report['in_sample']} in-sample rows not counted); "
                           f"qualitative checks: {report['qualitative_met']}/{report['qualitative_total']} met"
-                          + (f" ({report['qualitative_in_sample']} more made true by a chosen input, not counted)"
+                          + (f" ({report['qualitative_in_sample']} more in sample: an input chosen for it or read off its "
+                             f"published figure, not counted)"
                              if report.get("qualitative_in_sample") else "") + "; "
                           f"{_summary_line(report['seeds'][0]).split(': ', 1)[1]}")
 
