@@ -214,16 +214,17 @@ def run(
         deps = t.deps
         if deps:
             ndeps[i] = len(deps)
+            ti = t.id if t.id.__class__ is int else i  # the graph's own int object: no new one (28 bytes) a task
             for d in deps:
                 if not 0 <= d < n or d == i:
                     raise ValueError(f"task {i}: bad dependency {d}")
                 sd = succ[d]
                 if sd is None:
-                    succ[d] = i
+                    succ[d] = ti
                 elif sd.__class__ is int:
-                    succ[d] = [sd, i]
+                    succ[d] = [sd, ti]
                 else:
-                    sd.append(i)
+                    sd.append(ti)
 
     # ------------------------------------------------------------------ flows
     # Classify resources (by declared name, templates included): a resource that
@@ -508,7 +509,7 @@ def run(
         __slots__ = (
             "spec", "nodes", "spn", "free", "busy", "queue", "pending", "pinned", "freed",
             "requested", "available", "released", "is_available", "remaining", "scheduled", "static",
-            "running", "max_running", "busy_on", "since", "held", "touched",
+            "running", "max_running", "busy_on", "since", "held", "touched", "per_job",
         )
 
         def __init__(self, spec: PoolSpec, count: int):
@@ -535,6 +536,7 @@ def run(
             self.since = [0.0] * spec.nodes
             self.held: list = []  # per_job: (start, end) of each time a node was held
             self.touched = [False] * spec.nodes
+            self.per_job = spec.per_job
 
         def enqueue(self, i):
             q = tasks[i].queue_s
@@ -625,7 +627,7 @@ def run(
             self.running -= 1
             k = s // self.spn
             self.busy_on[k] -= 1
-            if self.busy_on[k] == 0:
+            if self.busy_on[k] == 0 and self.per_job:  # (two floats a task otherwise kept for nothing)
                 self.held.append((self.since[k], env.now))
             heappush(self.free, s)
             if self.static and self.pinned:
