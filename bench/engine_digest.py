@@ -105,6 +105,8 @@ def scenarios() -> list[tuple[str, TaskGraph, dict]]:
     ]:
         out.append((f"scale k={k} P={p} B={b:g} W={w} seq={seq}", scale_graph(k, p, b, w, seq),
                     {"record_utilisation": k <= 10}))
+    out.append(("scale k=10 P=256 timed", scale_graph(10, 256),
+                {"timed_flows": lambda label: {"seq_read": "reads", "wan": "wan"}.get(label)}))
     out.append(("shared_tier 2000/200", shared_tier_graph(2000, 200), {}))
     for seed in range(1, 6):
         out.append((f"mixed seed={seed}", mixed_graph(seed), {}))
