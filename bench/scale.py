@@ -19,7 +19,10 @@ With k = 1 and P = 64 the makespan is 116,814.34 s (the eight reads run in
 lockstep waves there, so ``--sequential-reads`` gives the same value).
 
 Usage: ``python bench/scale.py --scale K --slots P [--storage-bw B] [--wan-bw W] [--simpy] [--repeat N]``
-prints one JSON object.
+prints one JSON object: wall times (``build_s``, ``run_s``, ``wall_s``) and this process's CPU time
+(``run_cpu_s``, ``cpu_s`` = build + run), with ``--simpy`` SimPy's (building the same graph and running it)
+and their ratios: ``speed_ratio`` (wall, whole), ``speed_ratio_run_only`` (wall, SimPy whole against our run)
+and ``speed_ratio_cpu`` (CPU, whole).
 """
 
 from __future__ import annotations
@@ -110,15 +113,18 @@ def peak_mb() -> float:
 def run_ours(k: float, slots: int, storage_bw: float, wan_bw: float | None, sequential_reads: bool = False) -> dict:
     from simulator.runner import run
 
+    c0 = time.process_time()
     t0 = time.perf_counter()
     graph = build_graph(k, slots, storage_bw, wan_bw, sequential_reads)
     t1 = time.perf_counter()
+    c1 = time.process_time()
     gc.disable()  # the run allocates many long-lived objects and no cycles
     try:
         result = run(graph, record_utilisation=False)
     finally:
         gc.enable()
     t2 = time.perf_counter()
+    c2 = time.process_time()
     n = len(graph.tasks)
     return {
         "tasks": n,
@@ -127,6 +133,8 @@ def run_ours(k: float, slots: int, storage_bw: float, wan_bw: float | None, sequ
         "build_s": round(t1 - t0, 3),
         "run_s": round(t2 - t1, 3),
         "wall_s": round(t2 - t0, 3),
+        "run_cpu_s": round(c2 - c1, 3),
+        "cpu_s": round(c2 - c0, 3),
         "tasks_per_s": round(n / (t2 - t1)),
         "events_per_s": round(result.events / (t2 - t1)),
     }
@@ -150,16 +158,21 @@ def main(argv: list[str] | None = None) -> dict:
     if args.simpy:
         from simpy_scale import run_simpy  # bench/ is on sys.path when run as a script
 
-        sw = float("inf")
+        sw = sc = float("inf")
         for _ in range(max(1, args.repeat)):
+            c0 = time.process_time()
             t0 = time.perf_counter()
             sp = run_simpy(args.scale, args.slots, args.storage_bw, args.wan_bw, args.sequential_reads)
             sw = min(sw, time.perf_counter() - t0)
+            sc = min(sc, time.process_time() - c0)
         out["simpy_wall_s"] = round(sw, 3)
+        out["simpy_cpu_s"] = round(sc, 3)
         out["simpy_makespan_s"] = round(sp["makespan_s"], 6)
         out["simpy_events"] = sp["events"]
         out["speed_ratio"] = round(sw / out["wall_s"], 2)
         out["speed_ratio_run_only"] = round(sw / out["run_s"], 2)
+        # the same ratio in CPU time of this process (less sensitive to others' load on a shared machine)
+        out["speed_ratio_cpu"] = round(sc / min(r["cpu_s"] for r in runs), 2)
         out["makespan_diff_pct"] = 100.0 * abs(sp["makespan_s"] - out["makespan_s"]) / out["makespan_s"]
         out["peak_mb"] = round(peak_mb(), 1)
     print(json.dumps(out))

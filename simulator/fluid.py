@@ -174,6 +174,35 @@ class PSResource:
         self.n += weight
         self.moved += amount * weight
 
+    def add_copies(self, amount: float, weight: int, owner: Any, copies: int) -> None:
+        """:meth:`add` called ``copies`` times in a row with the same arguments, reported once to ``owner``.
+
+        The same heap entry, weights and units moved (summed one copy at a time, as the calls would) as the
+        calls; ``owner`` stands for all the copies (a cohort of tasks in lockstep, see the runner).
+        """
+        if not self.dirty:
+            now = self.env.now
+            if self.n:
+                self.V += self.rate * (now - self.t)
+            self.t = now
+            self.dirty = True
+            self.batch = {}
+            self.sys.mark(self)
+        total = weight * copies
+        entry = self.batch.get(amount)
+        if entry is None:
+            entry = self.batch[amount] = [self.V + amount, next(self._seq), total, [owner]]
+            heappush(self.heap, entry)
+        else:
+            entry[2] += total
+            entry[3].append(owner)
+        self.n += total
+        moved = self.moved
+        aw = amount * weight
+        for _ in range(copies):
+            moved += aw
+        self.moved = moved
+
     def flush(self) -> None:
         """Recompute the rate after this instant's changes and schedule the next completion."""
         self.dirty = False

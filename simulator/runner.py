@@ -44,7 +44,7 @@ from heapq import heappop, heappush
 from math import inf
 
 from .core import DISPATCH, URGENT, Environment, SimulationError
-from .fluid import FluidSystem, GeneralGroup, decimate
+from .fluid import FluidSystem, GeneralGroup, PSResource, decimate
 from .graph import NODE, PoolRecord, PoolSpec, ResourceSpec, RunResult, TaskGraph, TaskRecords
 
 __all__ = ["run", "SimulationError"]
@@ -64,11 +64,23 @@ class _Node:
 
 
 class _Running:
-    """A task holding a slot."""
+    """A task holding a slot, or a cohort of tasks in lockstep.
 
-    __slots__ = ("i", "phases", "pi", "pending", "in_ov", "t0", "node", "slot", "pool", "attr", "marks")
+    A cohort: tasks of one pool started at the same instant, one after the other, with the same compiled phases
+    whose flows each cross one processor-sharing resource (no per-node resource).  Such tasks add the same flows at
+    the same instants, so their flows share heap entries and finish together, their CPU work ends together, and
+    they end together: the cohort runs their phases once, adding each flow group ``copies`` times at once, and
+    ends each of its tasks in the order they started.  ``ids`` and ``slots`` list them (``i`` and ``slot`` are
+    the first); a single task has ``copies`` 1 and ``ids`` None.
+    """
+
+    __slots__ = ("i", "phases", "pi", "pending", "in_ov", "t0", "node", "slot", "pool", "attr", "marks", "ids",
+                 "slots", "copies")
 
     def __init__(self, i, phases, node, slot, pool):
+        self.ids = None
+        self.slots = None
+        self.copies = 1
         self.i = i
         self.phases = phases
         self.pi = -1  # index of the current phase
@@ -189,7 +201,8 @@ def run(
     # ------------------------------------------------------------------ graph
     ndeps = [0] * n
     succ: list = [None] * n  # successors of a task: None, one task id, or a list of ids
-    pool_of: list = [None] * n  # pool name, then pool object; None: a barrier
+    pool_of: list = [None] * n  # pool name, then how a ready task joins the pool; None: a barrier
+    delayed: set[str] = set()  # pools with a task that has a queue wait of its own
     pool_count: dict[str, int] = {name: 0 for name in pool_specs}
     distinct_phases: dict[int, tuple] = {}
     shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
@@ -205,6 +218,8 @@ def run(
                 raise ValueError(f"task {i}: unknown pool {p!r}")
             pool_count[p] += 1
             pool_of[i] = p
+            if t.queue_s > 0.0:
+                delayed.add(p)
             ph = t.phases
             k = id(ph)
             if k in distinct_phases:
@@ -214,16 +229,17 @@ def run(
         deps = t.deps
         if deps:
             ndeps[i] = len(deps)
+            ti = t.id if t.id.__class__ is int else i  # the graph's own int object: no new one (28 bytes) a task
             for d in deps:
                 if not 0 <= d < n or d == i:
                     raise ValueError(f"task {i}: bad dependency {d}")
                 sd = succ[d]
                 if sd is None:
-                    succ[d] = i
+                    succ[d] = ti
                 elif sd.__class__ is int:
-                    succ[d] = [sd, i]
+                    succ[d] = [sd, ti]
                 else:
-                    sd.append(i)
+                    sd.append(ti)
 
     # ------------------------------------------------------------------ flows
     # Classify resources (by declared name, templates included): a resource that
@@ -270,8 +286,29 @@ def run(
     # (kind, what, amount, weight, cap): kind 0 = fixed resource instance, 1 = node
     # template name, 2 = several resources (tuple of (is_template, name_or_instance)).
     compiled_cache: dict = {}
+    in_lockstep: set[int] = set()  # ids of cached compiled phases a cohort can run (see _Running)
 
     last = [None, 0, None]  # memo of the last (phases, cores) -> compiled
+    added: dict = {}  # (resources, cap, label) of a flow -> how_added(flow)
+
+    def how_added(f):
+        """(kind, what, cap, timer) of a flow: kind 0 = fixed processor-sharing or general resource instance
+        ``what``, 1 = node template name ``what``, 2 = several resources or a cap that binds (``what`` a tuple of
+        (is_template, name_or_instance)); ``cap`` None unless it can bind."""
+        key = (f.resources, f.cap, f.label)
+        how = added.get(key)
+        if how is None:
+            cap = None if _flow_is_simple(f, specs) else f.cap
+            tk = timer(f.label) if timed_flows is not None else -1
+            resources = f.resources
+            if len(resources) == 1 and cap is None:
+                r = resources[0]
+                how = (1, r, None, tk) if NODE in r else (0, fixed[r], None, tk)
+            else:
+                how = (2, tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources), cap, tk)
+            if len(added) < 4096:  # (flows with a cap of their own each could make it grow with the graph)
+                added[key] = how
+        return how
 
     def compile_phases(phases, cores):
         if phases is last[0] and cores == last[1]:
@@ -287,29 +324,28 @@ def run(
             if threads < 1:
                 threads = 1
             cpu = p.cpu_seconds / threads if p.cpu_seconds > 0 else 0.0
-            merged: dict = {}
-            for f in p.flows:
-                if not f.amount > 0:
-                    continue
-                simple = _flow_is_simple(f, specs)
-                cap = None if simple else f.cap
-                k = (f.resources, f.amount, cap, timer(f.label) if timed_flows is not None else -1)
-                merged[k] = merged.get(k, 0) + 1
-            grps = []
-            for (resources, amount, cap, tk), w in merged.items():
-                if len(resources) == 1 and cap is None:
-                    r = resources[0]
-                    if NODE in r:
-                        grps.append((1, r, amount, w, None, tk))
-                    else:
-                        grps.append((0, fixed[r], amount, w, None, tk))
+            flows = p.flows
+            if len(flows) == 1:  # (most phases: no merging)
+                f = flows[0]
+                if f.amount > 0:
+                    kind, what, cap, tk = how_added(f)
+                    grps = ((kind, what, f.amount, 1, cap, tk),)
                 else:
-                    what = tuple((True, r) if NODE in r else (False, fixed[r]) for r in resources)
-                    grps.append((2, what, amount, w, cap, tk))
-            out.append((float(p.overhead_s), cpu, tuple(grps)))
+                    grps = ()
+            else:
+                merged: dict = {}  # identical flows (same resources, amount, cap and timer) -> how many
+                for f in flows:
+                    if f.amount > 0:
+                        k = (how_added(f), f.amount)
+                        merged[k] = merged.get(k, 0) + 1
+                grps = tuple((kind, what, amount, w, cap, tk) for ((kind, what, cap, tk), amount), w in merged.items())
+            out.append((float(p.overhead_s), cpu, grps))
         c = tuple(out)
         if key[0] in shared_phases:  # a task's own phases are compiled once, when it starts, and not kept
             compiled_cache[key] = c
+            if (any(ov > 0.0 or cpu > 0.0 or grps for ov, cpu, grps in c)
+                    and all(g[0] == 0 and g[1].__class__ is PSResource for _, _, grps in c for g in grps)):
+                in_lockstep.add(id(c))  # tasks started together with these phases can run as one cohort
         last[0], last[1], last[2] = phases, cores, c
         return c
 
@@ -383,10 +419,14 @@ def run(
                 rt.pi = pi
                 rt.t0 = now
                 rt.pending = pending
+                copies = rt.copies
                 for kind, what, amount, w, cap, tk in grps:
                     owner = rt if tk < 0 else _Timed(rt, tk)
                     if kind == 0:
-                        what.add(amount, w, owner)
+                        if copies == 1:
+                            what.add(amount, w, owner)
+                        else:
+                            what.add_copies(amount, w, owner, copies)
                     elif kind == 1:
                         node = rt.node
                         res = node.res.get(what)
@@ -423,7 +463,12 @@ def run(
         prev = marks.get(k)
         counted = prev[1] if prev is not None and prev[0] == rt.pi else 0.0
         if span > counted:
-            timer_cols[k][rt.i] += span - counted
+            col = timer_cols[k]
+            if rt.ids is None:
+                col[rt.i] += span - counted
+            else:
+                for i in rt.ids:
+                    col[i] += span - counted
             marks[k] = (rt.pi, span)
         part_done(rt, label)
 
@@ -436,20 +481,32 @@ def run(
     pools: dict[str, object] = {}
 
     def task_end(rt):
-        i = rt.i
         a = rt.attr
+        best = ""
         if a is not None:
             if len(a) == 1:
                 best = next(iter(a))
             else:
-                best = ""
                 bt = -1.0
                 for k, v in a.items():
                     if v > bt:
                         best, bt = k, v
-            bound[i] = best if best.__class__ is str else best.name
-        rt.pool.release(rt)
-        finish(i, env.now)
+            if best.__class__ is not str:
+                best = best.name
+        now = env.now
+        if rt.ids is None:
+            i = rt.i
+            if a is not None:
+                bound[i] = best
+            rt.pool.release(rt.slot)
+            finish(i, now)
+            return
+        release = rt.pool.release
+        for i, s in zip(rt.ids, rt.slots, strict=True):  # in the order they started, as one by one
+            if a is not None:
+                bound[i] = best
+            release(s)
+            finish(i, now)
 
     def finish(i, now):
         nonlocal done, next_report
@@ -476,7 +533,7 @@ def run(
                     else:
                         stack.append(s)
                 else:
-                    pool_of[s].enqueue(s)
+                    pool_of[s](s)
         while stack:  # barriers complete at once (iteratively: chains may be long)
             finish_barrier(stack.pop(), now, stack)
 
@@ -501,14 +558,14 @@ def run(
                     start_s[s] = now
                     stack.append(s)
                 else:
-                    pool_of[s].enqueue(s)
+                    pool_of[s](s)
 
     # ------------------------------------------------------------------ pools
     class SlotPool:
         __slots__ = (
             "spec", "nodes", "spn", "free", "busy", "queue", "pending", "pinned", "freed",
             "requested", "available", "released", "is_available", "remaining", "scheduled", "static",
-            "running", "max_running", "busy_on", "since", "held", "touched",
+            "running", "max_running", "busy_on", "since", "held", "touched", "per_job",
         )
 
         def __init__(self, spec: PoolSpec, count: int):
@@ -535,6 +592,7 @@ def run(
             self.since = [0.0] * spec.nodes
             self.held: list = []  # per_job: (start, end) of each time a node was held
             self.touched = [False] * spec.nodes
+            self.per_job = spec.per_job
 
         def enqueue(self, i):
             q = tasks[i].queue_s
@@ -598,11 +656,54 @@ def run(
             else:
                 self.freed = []
             free = self.free
+            co = None  # the cohort being gathered (see _Running)
             while queue and free and self.running < self.max_running:
                 s = heappop(free)
                 if busy[s]:
                     continue
-                self.start(queue.popleft(), s)
+                i = queue.popleft()
+                busy[s] = True
+                self.running += 1
+                now = env.now
+                start_s[i] = now
+                k = s // self.spn
+                if self.busy_on[k] == 0:
+                    self.since[k] = now
+                    self.touched[k] = True
+                self.busy_on[k] += 1
+                node = self.nodes[k]
+                node_of[i] = node.name
+                t = tasks[i]
+                c = t.phases
+                if c is last[0] and t.cores == last[1]:
+                    c = last[2]
+                else:
+                    c = compile_phases(c, t.cores)
+                if co is not None:
+                    if c is co.phases:
+                        co.ids.append(i)
+                        co.slots.append(s)
+                        continue
+                    self._begin(co)
+                    co = None
+                rt = _Running(i, c, node, s, self)
+                if id(c) in in_lockstep:
+                    rt.ids = [i]
+                    rt.slots = [s]
+                    co = rt
+                else:
+                    part_done(rt, None)
+            if co is not None:
+                self._begin(co)
+
+        def _begin(self, co):
+            """Start a cohort's first phase (its tasks cannot end at once: nothing frees a slot meanwhile)."""
+            m = len(co.ids)
+            if m == 1:
+                co.ids = co.slots = None
+            else:
+                co.copies = m
+            part_done(co, None)
 
         def start(self, i, s):
             self.busy[s] = True
@@ -619,13 +720,12 @@ def run(
             t = tasks[i]
             part_done(_Running(i, compile_phases(t.phases, t.cores), node, s, self), None)
 
-        def release(self, rt):
-            s = rt.slot
+        def release(self, s):
             self.busy[s] = False
             self.running -= 1
             k = s // self.spn
             self.busy_on[k] -= 1
-            if self.busy_on[k] == 0:
+            if self.busy_on[k] == 0 and self.per_job:  # (two floats a task otherwise kept for nothing)
                 self.held.append((self.since[k], env.now))
             heappush(self.free, s)
             if self.static and self.pinned:
@@ -722,9 +822,9 @@ def run(
             t = tasks[i]
             part_done(_Running(i, compile_phases(t.phases, t.cores), node, k, self), None)
 
-        def release(self, rt):
+        def release(self, k):
             now = env.now
-            self.instances[rt.slot][1] = now
+            self.instances[k][1] = now
             self.alive -= 1
             self.remaining -= 1
             if self.remaining == 0:
@@ -753,9 +853,12 @@ def run(
                 for t in tasks:
                     if t.pool == name and t.slot is not None and not 0 <= t.slot < total:
                         raise ValueError(f"task {t.id}: slot {t.slot} outside pool {name!r} (0..{total - 1})")
+    # a ready task joins its pool's queue at once unless the pool has tasks with queue waits of their own
+    joins = {name: pool.enqueue if name in delayed or pool.__class__ is ElasticPool else pool.arrive
+             for name, pool in pools.items()}
     for i, p in enumerate(pool_of):  # in place: no second list of n
         if p is not None:
-            pool_of[i] = pools[p]
+            pool_of[i] = joins[p]
 
     # ------------------------------------------------------------------ run
     for i in [i for i in range(n) if ndeps[i] == 0]:  # roots, before finishing any changes ndeps
@@ -763,7 +866,7 @@ def run(
             start_s[i] = 0.0
             finish(i, 0.0)
         else:
-            pool_of[i].enqueue(i)
+            pool_of[i](i)
     env.run()
     if done != n:
         stuck = [i for i in range(n) if ndeps[i] > 0][:10]
