@@ -132,7 +132,12 @@ class _OFD:
     def __init__(self, idx: int, path: str | None, is_file: bool, offset: float = 0.0):
         self.idx, self.path, self.is_file, self.offset = idx, path, is_file, offset  # offset NaN: unknown
         self.streams: dict[int, tuple[float, float, float]] = {}  # key -> last (start, end, size)
-        self.counts = [0, 0, 0, 0, 0]  # requests per class (CLASSES order) and bytes, not yet added to the file
+        # requests per class (CLASSES order) and bytes, not yet added to the file (a new list once there are some)
+        self.counts: list[int] | tuple[int, ...] = _NO_COUNTS
+
+
+#: the counts of a description with none not yet added to its file (shared: replaced, never changed in place)
+_NO_COUNTS = (0, 0, 0, 0, 0)
 
 
 def _fd_and_path(arg0: str) -> tuple[int, str | None]:
@@ -194,7 +199,7 @@ class _Tracker:
             row = self.paths[key] = [0, 0, 0, 0, 0]
         for i in range(5):
             row[i] += c[i]
-        o.counts = [0, 0, 0, 0, 0]
+        o.counts = _NO_COUNTS
 
     def end_chunk(self, final: bool = False) -> None:
         """Retired descriptions whose counts are in: flush them and forget those no fd points at."""
@@ -202,10 +207,12 @@ class _Tracker:
         for tab in self.tables.values():
             for o in tab.values():
                 open_ids.add(id(o))
+        live, flush = self.live, self.flush
         for o in self.closed:
-            self.flush(o)
+            if o.counts[4]:
+                flush(o)
             if id(o) not in open_ids:
-                self.live.pop(o.idx, None)
+                live.pop(o.idx, None)
         self.closed = []
         if final:
             for o in self.live.values():
@@ -236,6 +243,37 @@ class _Tracker:
         self.calls[name] += 1
         if ret == "?" or ret.startswith("-"):
             return
+        # the commonest calls in their plainest form first (a trace of many small files is mostly opens and
+        # closes): what the general code below does, with the checks that send anything else to it
+        if name == "close":
+            head = args.partition(",")[0]
+            if head.isdecimal() and head.isascii():
+                tab = self.tables.get(pid)
+                if tab is None:
+                    tab = self.table(pid)
+                o = tab.pop(int(head), None)
+                if o is not None and o.is_file:
+                    self.closed.append(o)
+                return
+        elif name in _OPENS and ret.isdecimal() and ret.isascii():
+            i = args.find('"')
+            j = args.find('"', i + 1) if i >= 0 else -1
+            if i < 0 or (j >= 0 and args.find("\\", i + 1, j) < 0):  # no quoted path, or one without escapes
+                p = args[i + 1:j] if i >= 0 else None
+                fd = int(ret)
+                tab = self.tables.get(pid)
+                if tab is None:
+                    tab = self.table(pid)
+                o = tab.get(fd)
+                if o is not None and o.is_file:
+                    self.closed.append(o)
+                is_file = p is None or not p.startswith(_NOT_FILE)
+                idx = self.next_idx
+                self.next_idx = idx + 1
+                o = tab[fd] = _OFD(idx, p, is_file, 0.0)
+                if is_file:
+                    self.live[idx] = o
+                return
         try:
             if name in _READS or name in _WRITES:
                 write = name in _WRITES
@@ -778,7 +816,6 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         tr.pids.add(pid)
         tr.table(pid)
     other = np.flatnonzero(~hot & ~sc.skip & ~quiet)
-    others = other.tolist()
     # the open file description of each hot line, from the descriptor tables as they stand at that line:
     # one lookup per (stretch between two other lines, pid, fd, path), in trace order
     pid_h, fd_h = sc.pid[h], sc.fd[h]
@@ -797,15 +834,22 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     p, npairs = 0, len(order)
     row_lines: list[int] = []
     rows = tr.rows
-    n_other = len(others)
     o_start, o_end = (sc.starts[other] - SCAN_PAD).tolist(), (sc.ends[other] - SCAN_PAD).tolist()
     o_t, o_pid = t[other].tolist(), sc.pid[other].tolist()
     text = data.decode("latin-1")  # one character per byte: the scan's positions index it
     plain = _plain_calls(sc, text, other, o_start, o_end, o_t)
+    # the first halves of the pairs read at their second are not visited: their second half (the same process's
+    # next line of a call: none of its lines between) forgets what that process had pending in their place
+    started = [k for k, v in plain.items() if v is _STARTED]
+    visit = np.ones(len(other), dtype=bool)
+    visit[started] = False
+    at = np.flatnonzero(visit)
+    ks, others = at.tolist(), other[at].tolist()
+    st.lines += len(started)
     match = _LINE.match
     tr_tables = tr.tables
     pending = tr.pending
-    for k, j in enumerate(others + [sc.n]):
+    for k, j in zip(ks + [-1], others + [sc.n], strict=True):
         while p < npairs and pair_line[p] < j:
             pid, fd = pair_pid[p], pair_fd[p]
             tab = tables_get(pid)
@@ -819,7 +863,7 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
                 o = tr.ofd(pid, fd, path)
             ofd_idx[p], ofd_file[p] = o.idx, o.is_file
             p += 1
-        if k == n_other:
+        if k < 0:
             break
         before = len(rows)
         pid = o_pid[k]
@@ -830,13 +874,12 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
                 tr.pids.add(pid)
                 tr.table(pid)
             st.lines += 1
-            if call is _STARTED:  # the first half of a pair read at its second: as if its start were pending
-                pending.pop(pid, None)
-                continue
             name, args, ret, t_call, dur, whole = call
-            tr.call(pid, name, args, ret, t_call, dur, first + j)
             if whole:
                 flags["durations"] = True
+            else:  # the second half of a pair: its first half's start replaced what was pending
+                pending.pop(pid, None)
+            tr.call(pid, name, args, ret, t_call, dur, first + j)
         else:
             line = text[o_start[k]:o_end[k]]
             m = match(line)
