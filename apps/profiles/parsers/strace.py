@@ -577,7 +577,7 @@ def _terminal_notes(chunks, st: _State):
     for offset, data in chunks:
         if carry:
             data, carry = carry + data, b""
-        if b"strace: " in data:
+        if b"strace: Process " in data:  # every note starts so (the longer needle is the quicker search)
             st.attached.update(int(p) for p in re.findall(rb"strace: Process (\d+) attached", data))
             data = _ATTACHED_MID.sub(rb"\2\n", data)
             data = _ATTACHED_LINE.sub(b"", data)
@@ -834,8 +834,8 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     p, npairs = 0, len(order)
     row_lines: list[int] = []
     rows = tr.rows
-    o_start, o_end = (sc.starts[other] - SCAN_PAD).tolist(), (sc.ends[other] - SCAN_PAD).tolist()
-    o_t, o_pid = t[other].tolist(), sc.pid[other].tolist()
+    o_start, o_end = sc.starts[other] - SCAN_PAD, sc.ends[other] - SCAN_PAD
+    o_t = t[other]
     text = data.decode("latin-1")  # one character per byte: the scan's positions index it
     plain = _plain_calls(sc, text, other, o_start, o_end, o_t)
     # the first halves of the pairs read at their second are not visited: their second half (the same process's
@@ -844,12 +844,12 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     visit = np.ones(len(other), dtype=bool)
     visit[started] = False
     at = np.flatnonzero(visit)
-    ks, others = at.tolist(), other[at].tolist()
-    st.lines += len(started)
+    ks, others, o_pid = at.tolist(), other[at].tolist(), sc.pid[other[at]].tolist()
+    st.lines += len(plain)  # each line read without the pattern (the others are counted as they are read)
     match = _LINE.match
     tr_tables = tr.tables
     pending = tr.pending
-    for k, j in zip(ks + [-1], others + [sc.n], strict=True):
+    for k, j, line_pid in zip(ks + [-1], others + [sc.n], o_pid + [0], strict=True):
         while p < npairs and pair_line[p] < j:
             pid, fd = pair_pid[p], pair_fd[p]
             tab = tables_get(pid)
@@ -866,14 +866,13 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         if k < 0:
             break
         before = len(rows)
-        pid = o_pid[k]
+        pid = line_pid
         call = plain.get(k)
         if call is not None:  # a followed call read without the pattern (see _plain_calls)
             if pid not in tr_tables:
                 flags["pids"] = True
                 tr.pids.add(pid)
                 tr.table(pid)
-            st.lines += 1
             name, args, ret, t_call, dur, whole = call
             if whole:
                 flags["durations"] = True
@@ -881,16 +880,16 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
                 pending.pop(pid, None)
             tr.call(pid, name, args, ret, t_call, dur, first + j)
         else:
-            line = text[o_start[k]:o_end[k]]
+            line = text[int(o_start[k]):int(o_end[k])]
             m = match(line)
             if m is None or m.group(1) is not None:  # let the per-line parser name the problem
-                _chunk_by_lines(tr, st, hot_calls, [line], first + j, o_t[k])
+                _chunk_by_lines(tr, st, hot_calls, [line], first + j, float(o_t[k]))
             else:  # "PID TIME ...": the scan has read the PID and the time
                 if pid not in tr_tables:
                     flags["pids"] = True
                     tr.pids.add(pid)
                     tr.table(pid)
-                _event_line(tr, st, m, pid, o_t[k], first + j)
+                _event_line(tr, st, m, pid, float(o_t[k]), first + j)
                 st.lines += 1
         if len(rows) > before:
             row_lines.extend([j] * ((len(rows) - before) // ROW_FIELDS))
@@ -924,8 +923,8 @@ _STARTED = ("started",)
 _UNFINISHED = " <unfinished ...>"
 
 
-def _plain_calls(sc: Scan, text: str, other: np.ndarray, o_start: list[int], o_end: list[int],
-                 o_t: list[float]) -> dict[int, tuple]:
+def _plain_calls(sc: Scan, text: str, other: np.ndarray, o_start: np.ndarray | list[int],
+                 o_end: np.ndarray | list[int], o_t: np.ndarray | list[float]) -> dict[int, tuple]:
     """Among a scanned chunk's other lines (``other``; ``text`` the chunk decoded), the calls the tracker follows
     (opens, closes, seeks, dups...) in their plainest form, cut at the positions the scan found rather than read
     with the line pattern: whole calls, and ``<unfinished ...>``/``<... resumed>`` pairs the scan joined, whose
@@ -956,29 +955,36 @@ def _plain_calls(sc: Scan, text: str, other: np.ndarray, o_start: list[int], o_e
     first_half = np.minimum(first_half, len(other) - 1)
     starts_at = other[first_half]
     joined = (prev[cand] >= 0) & (starts_at == prev[cand])  # the first half is among the other lines
+    o_t, o_end = np.asarray(o_t), np.asarray(o_end)
     p = SCAN_PAD
-    for k, a, b, c, e, lt, u, ua, ub, w, j, sec in zip(
-            cand.tolist(), (sc.name_start[lines] - p).tolist(), (sc.name_end[lines] - p).tolist(),
-            (sc.close_at[lines] - p).tolist(), (sc.eq[lines] - p).tolist(), (sc.lt[lines] - p).tolist(),
-            first_half.tolist(), (sc.name_start[starts_at] - p).tolist(), (sc.name_end[starts_at] - p).tolist(),
-            is_whole.tolist(), joined.tolist(), seconds.tolist(), strict=True):
+    # the whole calls, then the pairs (in trace order: a first half is taken by the first pair that claims it)
+    sel = np.flatnonzero(is_whole)
+    at, ln = cand[sel], lines[sel]
+    for k, a, b, c, e, lt, sec, t_k in zip(
+            at.tolist(), (sc.name_start[ln] - p).tolist(), (sc.name_end[ln] - p).tolist(),
+            (sc.close_at[ln] - p).tolist(), (sc.eq[ln] - p).tolist(), (sc.lt[ln] - p).tolist(),
+            seconds[sel].tolist(), o_t[at].tolist(), strict=True):
         name = text[a:b]
-        if name not in _FOLLOWED:
+        if name in _FOLLOWED:
+            out[k] = (name, text[b + 1:c], text[e + 2:lt - 1], t_k, sec, True)
+    # "<... name resumed>rest": its first half is the pid's previous split line, "name(args <unfinished ...>"
+    sel = np.flatnonzero(~is_whole & joined & (first_half < cand))
+    at, ln, u_at, u_line = cand[sel], lines[sel], first_half[sel], starts_at[sel]
+    for k, a, b, c, e, lt, u, ua, ub, u_end, sec, t_u in zip(
+            at.tolist(), (sc.name_start[ln] - p).tolist(), (sc.name_end[ln] - p).tolist(),
+            (sc.close_at[ln] - p).tolist(), (sc.eq[ln] - p).tolist(), (sc.lt[ln] - p).tolist(),
+            u_at.tolist(), (sc.name_start[u_line] - p).tolist(), (sc.name_end[u_line] - p).tolist(),
+            o_end[u_at].tolist(), seconds[sel].tolist(), o_t[u_at].tolist(), strict=True):
+        name = text[a:b]
+        if name not in _FOLLOWED or text[b:b + 9] != " resumed>" or u in out:
             continue
-        if w:
-            out[k] = (name, text[b + 1:c], text[e + 2:lt - 1], o_t[k], sec, True)
-            continue
-        # "<... name resumed>rest": its first half is the pid's previous split line, "name(args <unfinished ...>"
-        if not j or text[b:b + 9] != " resumed>" or u >= k or u in out:
-            continue
-        u_end = o_end[u]
         if text[u_end - len(_UNFINISHED):u_end] != _UNFINISHED or text[ua:ub + 1] != name + "(":
             continue
         uargs = text[ub + 1:u_end - len(_UNFINISHED)]
         if "=" in uargs:  # '=' in a first half: the pattern might read it as a whole call
             continue
         out[u] = _STARTED
-        out[k] = (name, uargs + text[b + 9:c], text[e + 2:lt - 1], o_t[u], sec, False)
+        out[k] = (name, uargs + text[b + 9:c], text[e + 2:lt - 1], t_u, sec, False)
     return out
 
 
