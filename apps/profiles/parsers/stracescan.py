@@ -149,13 +149,17 @@ def _words(buf) -> np.ndarray:
 
 class _Seek:
     """Positions of given bytes near given places of a scanned buffer: first found in the words next to each
-    place, else (few lines) by a binary search in the list of every such byte of the buffer, made once if needed.
+    place, else by a search of the buffer from each place (a few places), or a binary search in the list of every
+    such byte of the buffer (many places; the list made once).
 
     The answers are those of the whole lists: the first such byte at or after a place (the buffer's last one when
     there is none), or the last one before it (the buffer's first when there is none)."""
 
-    def __init__(self, a: np.ndarray, A: np.ndarray):
-        self.a, self.A, self.lists = a, A, {}
+    #: up to this many places left after the words: searched one by one
+    ONE_BY_ONE = 64
+
+    def __init__(self, a: np.ndarray, A: np.ndarray, buf: bytearray):
+        self.a, self.A, self.buf, self.lists = a, A, buf, {}
 
     def _all(self, byte: int) -> np.ndarray:
         if byte not in self.lists:
@@ -182,7 +186,11 @@ class _Seek:
             if not len(todo):
                 break
         rest = np.flatnonzero(out < 0)
-        if len(rest):
+        if 0 < len(rest) <= self.ONE_BY_ONE and byte not in self.lists:
+            b, size = bytes((byte,)), len(self.a)
+            found = [self.buf.find(b, i, size) for i in x[rest].tolist()]
+            out[rest] = [i if i >= 0 else self.buf.rfind(b, 0, size) for i in found]
+        elif len(rest):
             every = self._all(byte)
             out[rest] = every[np.minimum(np.searchsorted(every, x[rest]), len(every) - 1)]
         return out
@@ -201,7 +209,11 @@ class _Seek:
             if not len(todo):
                 break
         rest = np.flatnonzero(out < 0)
-        if len(rest):
+        if 0 < len(rest) <= self.ONE_BY_ONE and byte not in self.lists:
+            b, size = bytes((byte,)), len(self.a)
+            found = [self.buf.rfind(b, 0, max(i, 0)) for i in x[rest].tolist()]
+            out[rest] = [i if i >= 0 else self.buf.find(b, 0, size) for i in found]
+        elif len(rest):
             every = self._all(byte)
             out[rest] = every[np.maximum(np.searchsorted(every, x[rest]) - 1, 0)]
         return out
@@ -324,14 +336,16 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     fd_ok = hot & (a[np.minimum(fd_start - 1, size - 1)] == _PAREN)
     # where the commas, '<' and '=' the fields end at are: looked for in the words next to where they should be
     # (see _Seek), for the lines they matter to (the others get a position in their line, never used)
-    seek = _Seek(a, A)
+    seek = _Seek(a, A, work)
     maybe = np.flatnonzero(hot)  # a hot call's name: its descriptor's end
     fd_end, lt_fd = sp2.copy(), sp2.copy()
     # -y: "fd<path>," - the digits end at the first '<' (of up to 7 digits: in the word from the descriptor), the
     # path at the '>' before the comma; the comma after a path is found in the list of every comma
-    lt_near = seek.near(fd_start[maybe], _LT)
-    with_path = lt_near >= 0
-    fd_end[maybe[~with_path]] = seek.next(fd_start[maybe[~with_path]], _COMMA, 2)
+    lt_near, comma_near = seek.near(fd_start[maybe], _LT), seek.near(fd_start[maybe], _COMMA)
+    with_path = (lt_near >= 0) & ((comma_near < 0) | (lt_near < comma_near))
+    fd_end[maybe] = comma_near
+    rest = maybe[(comma_near < 0) & ~with_path]
+    fd_end[rest] = seek.next(fd_start[rest], _COMMA, 2)
     fd_end[maybe[with_path]] = seek.next(fd_start[maybe[with_path]], _COMMA, 0)
     # a '<' that is not before the comma, or past the 8 bytes (more than 7 digits: not a descriptor either way),
     # is no path's: taken as the comma itself
@@ -346,7 +360,7 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     ended = np.flatnonzero((a[ends - 1] == _GT) & ~unfinished)
     lt, eq = sp2.copy(), sp2.copy()
     lt[ended] = seek.prev(ends[ended], _LT, 3)
-    eq[ended] = seek.prev(lt[ended], _EQ, 3)
+    eq[ended] = seek.prev(lt[ended], _EQ, 8)  # past 3 words: failed calls ("= -1 ENOENT (No such file...)")
     dot = ends - 8
     # the result part of a whole call or of a resumed half: ") = N <S.UUUUUU>"
     res_ok = (a[ends - 1] == _GT) & (lt > sp2) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
