@@ -405,7 +405,8 @@ def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] |
     np.add.at(counts, (a_group, 4), a_n)
     for o, offset, added in zip(ofds, new_offset.tolist(), counts.tolist(), strict=True):
         o.offset = offset
-        o.counts = [c + int(a) for c, a in zip(o.counts, added, strict=True)]  # int(): exact past 2**63 too
+        c = o.counts  # int(): exact past 2**63 too
+        o.counts = list(map(int, added)) if c is _NO_COUNTS else [x + int(a) for x, a in zip(c, added, strict=True)]
     # back to trace order
     pos = order[a_rows]
     back = np.argsort(pos, kind="stable")
