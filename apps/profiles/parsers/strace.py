@@ -1023,6 +1023,7 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         tr.new_chunk()
         tr.end_chunk()
         first += sc.n if sc is not None else data.count(b"\n")  # the scan counted the chunk's lines
+        sc = rows = None  # freed before the next chunk is scanned: memory for one chunk's arrays, not two
     if cut_line is not None:
         warnings.append(f"line {first}, the last, is cut short (strace stopped while writing it?) and was left out: "
                         f"{cut_line[:80]!r}")
