@@ -14,7 +14,9 @@ stamps on every line), and the caller parses that chunk line by line as before.
 
 Each line's ``PID SP TIME SP`` prefix and the ``(`` after its call's name are found in the words at
 its start (the first byte equal to, or different from, a given one, located in a 64-bit word with a
-zero-byte test and a multiply), not in lists of every space and parenthesis of the chunk.  Numbers are
+zero-byte test and a multiply), not in lists of every space and parenthesis of the chunk; so are the commas,
+``<`` and ``=`` that end a line's fields, in the words next to where they should be (a list of every such byte
+of the chunk is made only when many lines' are not found so, as the comma after a ``-y`` path).  Numbers are
 read from their bytes: the 16 bytes before a number's end are loaded as two
 64-bit words (unaligned loads from a strided view of the buffer), the bytes before the number are
 shifted out (replaced by '0'), the words checked to hold only digits, and the digits combined
