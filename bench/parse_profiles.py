@@ -2,7 +2,7 @@
 
     python bench/parse_profiles.py [--mb 200] [--repeat 3]
                                    [--formats strace,strace_y,strace_tar,strace_fork,skyplan_csv,chiles_csv,pidstat]
-                                   [--keep]
+                                   [--keep] [--against REF]
 
 ``strace_tar`` and ``strace_fork`` are real multi-process traces made on this machine when first asked for
 (kept in var/bench-profiles/ since they take a minute to record; --mb does not apply): ``strace -f -tt -T``
@@ -16,6 +16,11 @@ parsed ``--repeat`` times and the best (least CPU time) is reported, with the lo
 files imitate the real samples in fixtures/profiles/ (line shapes, sizes, a mix of sequential and
 random accesses, of reads and other calls); they are synthetic load, not profiles of anything.
 Targets: >= 50 MB/s of strace (simple and multi-process), >= 50 MB/s of pidstat, >= 200 MB/s of CSV.
+
+With ``--against REF`` the parsers of commit ``REF`` (exported with ``git archive`` to a temporary directory)
+parse each file too, ``--repeat`` times, alternating with this tree's in fresh pinned processes: the line under
+each format gives REF's best MB/s, the ratio of the two bests and the median of the ratios of the pairs (a
+peer measured in the same minutes, so the ratio holds on a loaded machine when the MB/s do not).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -209,6 +215,15 @@ def run_one(fmt: str, path: str) -> dict:
     return out
 
 
+def _run(tree: Path, fmt: str, path: Path, env: dict) -> dict | str:
+    """One parse in a fresh process with the bench script and parsers of ``tree``: its --run figures, or its error."""
+    out = subprocess.run([sys.executable, str(tree / "bench" / "parse_profiles.py"), "--run", fmt, str(path)],
+                         capture_output=True, text=True, cwd=tree, env=dict(env, PYTHONPATH=str(tree)))
+    if out.returncode:
+        return out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def _load() -> str:
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -222,6 +237,7 @@ def main(argv=None) -> int:
     ap.add_argument("--formats", default="strace,strace_y,strace_tar,strace_fork,skyplan_csv,chiles_csv,pidstat")
     ap.add_argument("--repeat", type=int, default=3, help="parse each file this many times; report the best")
     ap.add_argument("--keep", action="store_true", help="keep the generated files in var/bench-profiles/")
+    ap.add_argument("--against", metavar="REF", help="also time the parsers of this commit, alternating with ours")
     ap.add_argument("--run", nargs=2, metavar=("FORMAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.run:
@@ -236,6 +252,17 @@ def main(argv=None) -> int:
           f"{'target':>7} {'peak RSS MB':>11} {'base MB':>8} {'rows':>10}")
     ok = True
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="apps.settings", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    peer = None
+    if args.against:
+        import atexit
+        import shutil
+        import tempfile
+
+        peer = Path(tempfile.mkdtemp(dir=VAR))
+        atexit.register(shutil.rmtree, peer, True)
+        archive = subprocess.run(["git", "archive", args.against, "apps", "bench"], cwd=ROOT, check=True,
+                                 capture_output=True)
+        subprocess.run(["tar", "x", "-C", str(peer)], input=archive.stdout, check=True)
     for fmt in args.formats.split(","):
         path = VAR / f"large.{fmt}"
         if fmt in RECORDED:
@@ -244,14 +271,15 @@ def main(argv=None) -> int:
         elif not path.exists() or abs(path.stat().st_size - args.mb * 1e6) > 0.05 * args.mb * 1e6:
             generate(fmt, path, args.mb)
         size_mb = path.stat().st_size / 1e6
-        runs = []
-        for _ in range(max(1, args.repeat)):
-            out = subprocess.run([sys.executable, __file__, "--run", fmt, str(path)], capture_output=True, text=True,
-                                 cwd=ROOT, env=env)
-            if out.returncode:
-                print(out.stderr[-2000:])
-                return 1
-            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        runs, peer_runs = [], []
+        for i in range(max(1, args.repeat)):
+            trees = [ROOT] if peer is None else [ROOT, peer] if i % 2 == 0 else [peer, ROOT]
+            for tree in trees:
+                out = _run(tree, fmt, path, env)
+                if isinstance(out, str):
+                    print(out)
+                    return 1
+                (runs if tree == ROOT else peer_runs).append(out)
         r = min(runs, key=lambda x: x["cpu_seconds"])
         peak = max(x["peak_rss_mb"] for x in runs)
         rate = size_mb / r["cpu_seconds"]
@@ -264,6 +292,12 @@ def main(argv=None) -> int:
         print(f"{fmt:<12} {size_mb:8.1f} {r['cpu_seconds']:7.2f} {rate:7.1f} {ratio} {size_mb / r['seconds']:9.1f} {floor} "
               f"{('>=' + str(int(target))) if target else '—':>7} {peak:11.1f} {r['base_rss_mb']:8.1f} "
               f"{r['rows']:>10}{'' if met else '  BELOW TARGET'}")
+        if peer_runs:
+            ratios = sorted(p["cpu_seconds"] / x["cpu_seconds"] for p, x in zip(peer_runs, runs, strict=True))
+            best = min(x["cpu_seconds"] for x in peer_runs)
+            print(f"{'':<12} {args.against}: {size_mb / best:.1f} MB/s; ours is x{best / r['cpu_seconds']:.2f} its speed "
+                  f"(bests), x{statistics.median(ratios):.2f} (median of {len(ratios)} pairs, "
+                  f"x{ratios[0]:.2f}-x{ratios[-1]:.2f})")
         if not args.keep and fmt not in RECORDED:
             path.unlink()
     print(f"load average after: {_load()}  (2 shared vCPUs: above ~1 other work competes for the core)")

@@ -69,19 +69,34 @@ def read_byte_chunks(path: str | Path, progress: Progress = None, chunk_bytes: i
     done = 0
     offset = 0
     tail = b""
+    # the file is read into one buffer, kept from chunk to chunk, after the part line left from the previous
+    # read; each chunk is then one copy out of it (reading into fresh bytes, joining the part line and cutting
+    # at the last newline made three new chunk-sized objects, whose pages the kernel zeroes each time)
+    buf = bytearray(chunk_bytes)
     with open(path, "rb") as f:
         while True:
-            block = f.read(min(chunk_bytes, size - done))
-            if not block:
+            want = min(chunk_bytes, size - done)
+            if want <= 0:
                 break
-            done += len(block)
-            block = tail + block
-            cut = block.rfind(b"\n")
+            if len(tail) + want > len(buf):  # a line longer than a chunk: the buffer grows with it
+                buf = bytearray(len(tail) + want)
+            view = memoryview(buf)
+            view[:len(tail)] = tail
+            got = f.readinto(view[len(tail):len(tail) + want])
+            view.release()
+            if not got:
+                break
+            done += got
+            filled = len(tail) + got
+            cut = buf.rfind(b"\n", 0, filled)
             if cut < 0:
-                tail = block
+                tail = bytes(buf[:filled])
                 continue
-            tail = block[cut + 1:]
-            yield offset, block[: cut + 1]
+            with memoryview(buf) as view:
+                data = bytes(view[:cut + 1])
+                tail = bytes(view[cut + 1:filled])
+            yield offset, data
+            del data
             offset += cut + 1
             if progress:
                 progress(done, total)

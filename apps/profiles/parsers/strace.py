@@ -132,7 +132,12 @@ class _OFD:
     def __init__(self, idx: int, path: str | None, is_file: bool, offset: float = 0.0):
         self.idx, self.path, self.is_file, self.offset = idx, path, is_file, offset  # offset NaN: unknown
         self.streams: dict[int, tuple[float, float, float]] = {}  # key -> last (start, end, size)
-        self.counts = [0, 0, 0, 0, 0]  # requests per class (CLASSES order) and bytes, not yet added to the file
+        # requests per class (CLASSES order) and bytes, not yet added to the file (a new list once there are some)
+        self.counts: list[int] | tuple[int, ...] = _NO_COUNTS
+
+
+#: the counts of a description with none not yet added to its file (shared: replaced, never changed in place)
+_NO_COUNTS = (0, 0, 0, 0, 0)
 
 
 def _fd_and_path(arg0: str) -> tuple[int, str | None]:
@@ -194,7 +199,7 @@ class _Tracker:
             row = self.paths[key] = [0, 0, 0, 0, 0]
         for i in range(5):
             row[i] += c[i]
-        o.counts = [0, 0, 0, 0, 0]
+        o.counts = _NO_COUNTS
 
     def end_chunk(self, final: bool = False) -> None:
         """Retired descriptions whose counts are in: flush them and forget those no fd points at."""
@@ -202,10 +207,12 @@ class _Tracker:
         for tab in self.tables.values():
             for o in tab.values():
                 open_ids.add(id(o))
+        live, flush = self.live, self.flush
         for o in self.closed:
-            self.flush(o)
+            if o.counts[4]:
+                flush(o)
             if id(o) not in open_ids:
-                self.live.pop(o.idx, None)
+                live.pop(o.idx, None)
         self.closed = []
         if final:
             for o in self.live.values():
@@ -236,6 +243,37 @@ class _Tracker:
         self.calls[name] += 1
         if ret == "?" or ret.startswith("-"):
             return
+        # the commonest calls in their plainest form first (a trace of many small files is mostly opens and
+        # closes): what the general code below does, with the checks that send anything else to it
+        if name == "close":
+            head = args.partition(",")[0]
+            if head.isdecimal() and head.isascii():
+                tab = self.tables.get(pid)
+                if tab is None:
+                    tab = self.table(pid)
+                o = tab.pop(int(head), None)
+                if o is not None and o.is_file:
+                    self.closed.append(o)
+                return
+        elif name in _OPENS and ret.isdecimal() and ret.isascii():
+            i = args.find('"')
+            j = args.find('"', i + 1) if i >= 0 else -1
+            if i < 0 or (j >= 0 and args.find("\\", i + 1, j) < 0):  # no quoted path, or one without escapes
+                p = args[i + 1:j] if i >= 0 else None
+                fd = int(ret)
+                tab = self.tables.get(pid)
+                if tab is None:
+                    tab = self.table(pid)
+                o = tab.get(fd)
+                if o is not None and o.is_file:
+                    self.closed.append(o)
+                is_file = p is None or not p.startswith(_NOT_FILE)
+                idx = self.next_idx
+                self.next_idx = idx + 1
+                o = tab[fd] = _OFD(idx, p, is_file, 0.0)
+                if is_file:
+                    self.live[idx] = o
+                return
         try:
             if name in _READS or name in _WRITES:
                 write = name in _WRITES
@@ -367,7 +405,8 @@ def _classify(tr: _Tracker, rows: np.ndarray | None) -> tuple[np.ndarray, ...] |
     np.add.at(counts, (a_group, 4), a_n)
     for o, offset, added in zip(ofds, new_offset.tolist(), counts.tolist(), strict=True):
         o.offset = offset
-        o.counts = [c + int(a) for c, a in zip(o.counts, added, strict=True)]  # int(): exact past 2**63 too
+        c = o.counts  # int(): exact past 2**63 too
+        o.counts = list(map(int, added)) if c is _NO_COUNTS else [x + int(a) for x, a in zip(c, added, strict=True)]
     # back to trace order
     pos = order[a_rows]
     back = np.argsort(pos, kind="stable")
@@ -539,7 +578,7 @@ def _terminal_notes(chunks, st: _State):
     for offset, data in chunks:
         if carry:
             data, carry = carry + data, b""
-        if b"strace: " in data:
+        if b"strace: Process " in data:  # every note starts so (the longer needle is the quicker search)
             st.attached.update(int(p) for p in re.findall(rb"strace: Process (\d+) attached", data))
             data = _ATTACHED_MID.sub(rb"\2\n", data)
             data = _ATTACHED_LINE.sub(b"", data)
@@ -778,7 +817,6 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
         tr.pids.add(pid)
         tr.table(pid)
     other = np.flatnonzero(~hot & ~sc.skip & ~quiet)
-    others = other.tolist()
     # the open file description of each hot line, from the descriptor tables as they stand at that line:
     # one lookup per (stretch between two other lines, pid, fd, path), in trace order
     pid_h, fd_h = sc.pid[h], sc.fd[h]
@@ -797,15 +835,22 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
     p, npairs = 0, len(order)
     row_lines: list[int] = []
     rows = tr.rows
-    n_other = len(others)
-    o_start, o_end = (sc.starts[other] - SCAN_PAD).tolist(), (sc.ends[other] - SCAN_PAD).tolist()
-    o_t, o_pid = t[other].tolist(), sc.pid[other].tolist()
+    o_start, o_end = sc.starts[other] - SCAN_PAD, sc.ends[other] - SCAN_PAD
+    o_t = t[other]
     text = data.decode("latin-1")  # one character per byte: the scan's positions index it
     plain = _plain_calls(sc, text, other, o_start, o_end, o_t)
+    # the first halves of the pairs read at their second are not visited: their second half (the same process's
+    # next line of a call: none of its lines between) forgets what that process had pending in their place
+    started = [k for k, v in plain.items() if v is _STARTED]
+    visit = np.ones(len(other), dtype=bool)
+    visit[started] = False
+    at = np.flatnonzero(visit)
+    ks, others, o_pid = at.tolist(), other[at].tolist(), sc.pid[other[at]].tolist()
+    st.lines += len(plain)  # each line read without the pattern (the others are counted as they are read)
     match = _LINE.match
     tr_tables = tr.tables
     pending = tr.pending
-    for k, j in enumerate(others + [sc.n]):
+    for k, j, line_pid in zip(ks + [-1], others + [sc.n], o_pid + [0], strict=True):
         while p < npairs and pair_line[p] < j:
             pid, fd = pair_pid[p], pair_fd[p]
             tab = tables_get(pid)
@@ -819,35 +864,33 @@ def _chunk_by_scan(tr: _Tracker, st: _State, hot_calls: dict, sc: Scan, data: by
                 o = tr.ofd(pid, fd, path)
             ofd_idx[p], ofd_file[p] = o.idx, o.is_file
             p += 1
-        if k == n_other:
+        if k < 0:
             break
         before = len(rows)
-        pid = o_pid[k]
+        pid = line_pid
         call = plain.get(k)
         if call is not None:  # a followed call read without the pattern (see _plain_calls)
             if pid not in tr_tables:
                 flags["pids"] = True
                 tr.pids.add(pid)
                 tr.table(pid)
-            st.lines += 1
-            if call is _STARTED:  # the first half of a pair read at its second: as if its start were pending
-                pending.pop(pid, None)
-                continue
             name, args, ret, t_call, dur, whole = call
-            tr.call(pid, name, args, ret, t_call, dur, first + j)
             if whole:
                 flags["durations"] = True
+            else:  # the second half of a pair: its first half's start replaced what was pending
+                pending.pop(pid, None)
+            tr.call(pid, name, args, ret, t_call, dur, first + j)
         else:
-            line = text[o_start[k]:o_end[k]]
+            line = text[int(o_start[k]):int(o_end[k])]
             m = match(line)
             if m is None or m.group(1) is not None:  # let the per-line parser name the problem
-                _chunk_by_lines(tr, st, hot_calls, [line], first + j, o_t[k])
+                _chunk_by_lines(tr, st, hot_calls, [line], first + j, float(o_t[k]))
             else:  # "PID TIME ...": the scan has read the PID and the time
                 if pid not in tr_tables:
                     flags["pids"] = True
                     tr.pids.add(pid)
                     tr.table(pid)
-                _event_line(tr, st, m, pid, o_t[k], first + j)
+                _event_line(tr, st, m, pid, float(o_t[k]), first + j)
                 st.lines += 1
         if len(rows) > before:
             row_lines.extend([j] * ((len(rows) - before) // ROW_FIELDS))
@@ -881,8 +924,8 @@ _STARTED = ("started",)
 _UNFINISHED = " <unfinished ...>"
 
 
-def _plain_calls(sc: Scan, text: str, other: np.ndarray, o_start: list[int], o_end: list[int],
-                 o_t: list[float]) -> dict[int, tuple]:
+def _plain_calls(sc: Scan, text: str, other: np.ndarray, o_start: np.ndarray | list[int],
+                 o_end: np.ndarray | list[int], o_t: np.ndarray | list[float]) -> dict[int, tuple]:
     """Among a scanned chunk's other lines (``other``; ``text`` the chunk decoded), the calls the tracker follows
     (opens, closes, seeks, dups...) in their plainest form, cut at the positions the scan found rather than read
     with the line pattern: whole calls, and ``<unfinished ...>``/``<... resumed>`` pairs the scan joined, whose
@@ -913,29 +956,36 @@ def _plain_calls(sc: Scan, text: str, other: np.ndarray, o_start: list[int], o_e
     first_half = np.minimum(first_half, len(other) - 1)
     starts_at = other[first_half]
     joined = (prev[cand] >= 0) & (starts_at == prev[cand])  # the first half is among the other lines
+    o_t, o_end = np.asarray(o_t), np.asarray(o_end)
     p = SCAN_PAD
-    for k, a, b, c, e, lt, u, ua, ub, w, j, sec in zip(
-            cand.tolist(), (sc.name_start[lines] - p).tolist(), (sc.name_end[lines] - p).tolist(),
-            (sc.close_at[lines] - p).tolist(), (sc.eq[lines] - p).tolist(), (sc.lt[lines] - p).tolist(),
-            first_half.tolist(), (sc.name_start[starts_at] - p).tolist(), (sc.name_end[starts_at] - p).tolist(),
-            is_whole.tolist(), joined.tolist(), seconds.tolist(), strict=True):
+    # the whole calls, then the pairs (in trace order: a first half is taken by the first pair that claims it)
+    sel = np.flatnonzero(is_whole)
+    at, ln = cand[sel], lines[sel]
+    for k, a, b, c, e, lt, sec, t_k in zip(
+            at.tolist(), (sc.name_start[ln] - p).tolist(), (sc.name_end[ln] - p).tolist(),
+            (sc.close_at[ln] - p).tolist(), (sc.eq[ln] - p).tolist(), (sc.lt[ln] - p).tolist(),
+            seconds[sel].tolist(), o_t[at].tolist(), strict=True):
         name = text[a:b]
-        if name not in _FOLLOWED:
+        if name in _FOLLOWED:
+            out[k] = (name, text[b + 1:c], text[e + 2:lt - 1], t_k, sec, True)
+    # "<... name resumed>rest": its first half is the pid's previous split line, "name(args <unfinished ...>"
+    sel = np.flatnonzero(~is_whole & joined & (first_half < cand))
+    at, ln, u_at, u_line = cand[sel], lines[sel], first_half[sel], starts_at[sel]
+    for k, a, b, c, e, lt, u, ua, ub, u_end, sec, t_u in zip(
+            at.tolist(), (sc.name_start[ln] - p).tolist(), (sc.name_end[ln] - p).tolist(),
+            (sc.close_at[ln] - p).tolist(), (sc.eq[ln] - p).tolist(), (sc.lt[ln] - p).tolist(),
+            u_at.tolist(), (sc.name_start[u_line] - p).tolist(), (sc.name_end[u_line] - p).tolist(),
+            o_end[u_at].tolist(), seconds[sel].tolist(), o_t[u_at].tolist(), strict=True):
+        name = text[a:b]
+        if name not in _FOLLOWED or text[b:b + 9] != " resumed>" or u in out:
             continue
-        if w:
-            out[k] = (name, text[b + 1:c], text[e + 2:lt - 1], o_t[k], sec, True)
-            continue
-        # "<... name resumed>rest": its first half is the pid's previous split line, "name(args <unfinished ...>"
-        if not j or text[b:b + 9] != " resumed>" or u >= k or u in out:
-            continue
-        u_end = o_end[u]
         if text[u_end - len(_UNFINISHED):u_end] != _UNFINISHED or text[ua:ub + 1] != name + "(":
             continue
         uargs = text[ub + 1:u_end - len(_UNFINISHED)]
         if "=" in uargs:  # '=' in a first half: the pattern might read it as a whole call
             continue
         out[u] = _STARTED
-        out[k] = (name, uargs + text[b + 9:c], text[e + 2:lt - 1], o_t[u], sec, False)
+        out[k] = (name, uargs + text[b + 9:c], text[e + 2:lt - 1], t_u, sec, False)
     return out
 
 
@@ -973,6 +1023,7 @@ def parse_strace(path: str | Path, filename: str | None = None, progress: Progre
         tr.new_chunk()
         tr.end_chunk()
         first += sc.n if sc is not None else data.count(b"\n")  # the scan counted the chunk's lines
+        sc = rows = None  # freed before the next chunk is scanned: memory for one chunk's arrays, not two
     if cut_line is not None:
         warnings.append(f"line {first}, the last, is cut short (strace stopped while writing it?) and was left out: "
                         f"{cut_line[:80]!r}")

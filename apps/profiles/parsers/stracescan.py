@@ -14,7 +14,9 @@ stamps on every line), and the caller parses that chunk line by line as before.
 
 Each line's ``PID SP TIME SP`` prefix and the ``(`` after its call's name are found in the words at
 its start (the first byte equal to, or different from, a given one, located in a 64-bit word with a
-zero-byte test and a multiply), not in lists of every space and parenthesis of the chunk.  Numbers are
+zero-byte test and a multiply), not in lists of every space and parenthesis of the chunk; so are the commas,
+``<`` and ``=`` that end a line's fields, in the words next to where they should be (a list of every such byte
+of the chunk is made only when many lines' are not found so, as the comma after a ``-y`` path).  Numbers are
 read from their bytes: the 16 bytes before a number's end are loaded as two
 64-bit words (unaligned loads from a strided view of the buffer), the bytes before the number are
 shifted out (replaced by '0'), the words checked to hold only digits, and the digits combined
@@ -147,6 +149,78 @@ def _words(buf) -> np.ndarray:
     return np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
+class _Seek:
+    """Positions of given bytes near given places of a scanned buffer: first found in the words next to each
+    place, else by a search of the buffer from each place (a few places), or a binary search in the list of every
+    such byte of the buffer (many places; the list made once).
+
+    The answers are those of the whole lists: the first such byte at or after a place (the buffer's last one when
+    there is none), or the last one before it (the buffer's first when there is none)."""
+
+    #: up to this many places left after the words: searched one by one
+    ONE_BY_ONE = 64
+
+    def __init__(self, a: np.ndarray, A: np.ndarray, buf: bytearray):
+        self.a, self.A, self.buf, self.lists = a, A, buf, {}
+
+    def _all(self, byte: int) -> np.ndarray:
+        if byte not in self.lists:
+            self.lists[byte] = np.flatnonzero(self.a == byte)
+        return self.lists[byte]
+
+    def near(self, x: np.ndarray, byte: int) -> np.ndarray:
+        """The first ``byte`` among the 8 from each position ``x``; -1 where there is none."""
+        k = _first_byte(self.A[np.minimum(x, len(self.A) - 1)], byte)
+        return np.where((k < 8) & (x <= len(self.A) - 1), x + k, -1)
+
+    def next(self, x: np.ndarray, byte: int, words: int) -> np.ndarray:
+        """The first ``byte`` at or after each position ``x``, looked for in ``words`` words from it first."""
+        out = np.full(len(x), -1, dtype=np.int64)
+        todo = np.arange(len(x))
+        last = len(self.A) - 1
+        for step in range(words):
+            p = x[todo] + 8 * step
+            inside = p <= last
+            k = _first_byte(self.A[np.minimum(p, last)], byte)
+            found = inside & (k < 8)
+            out[todo[found]] = p[found] + k[found]
+            todo = todo[inside & ~found]
+            if not len(todo):
+                break
+        rest = np.flatnonzero(out < 0)
+        if 0 < len(rest) <= self.ONE_BY_ONE and byte not in self.lists:
+            b, size = bytes((byte,)), len(self.a)
+            found = [self.buf.find(b, i, size) for i in x[rest].tolist()]
+            out[rest] = [i if i >= 0 else self.buf.rfind(b, 0, size) for i in found]
+        elif len(rest):
+            every = self._all(byte)
+            out[rest] = every[np.minimum(np.searchsorted(every, x[rest]), len(every) - 1)]
+        return out
+
+    def prev(self, x: np.ndarray, byte: int, words: int) -> np.ndarray:
+        """The last ``byte`` before each position ``x``, looked for in the ``words`` words before it."""
+        out = np.full(len(x), -1, dtype=np.int64)
+        todo = np.arange(len(x))
+        for step in range(1, words + 1):
+            p = x[todo] - 8 * step
+            inside = p >= 0
+            k = _first_byte(self.A[np.maximum(p, 0)].byteswap(), byte)  # from the word's last byte back
+            found = inside & (k < 8)
+            out[todo[found]] = p[found] + 7 - k[found]
+            todo = todo[inside & ~found]
+            if not len(todo):
+                break
+        rest = np.flatnonzero(out < 0)
+        if 0 < len(rest) <= self.ONE_BY_ONE and byte not in self.lists:
+            b, size = bytes((byte,)), len(self.a)
+            found = [self.buf.rfind(b, 0, max(i, 0)) for i in x[rest].tolist()]
+            out[rest] = [i if i >= 0 else self.buf.find(b, 0, size) for i in found]
+        elif len(rest):
+            every = self._all(byte)
+            out[rest] = every[np.maximum(np.searchsorted(every, x[rest]) - 1, 0)]
+        return out
+
+
 def _number(A: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Values of the decimal digits in buffer bytes ``[start, end)`` (1 to 16 bytes: checked by the caller;
     ``A`` is :func:`_words` of the buffer), and whether they are all digits."""
@@ -255,25 +329,40 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     unfinished = ((ends - starts) > 17) & (A[np.maximum(ends - 16, 0)] == _U(_UNFINISHED_WORDS[0]))
     unfinished &= A[np.maximum(ends - 8, 0)] == _U(_UNFINISHED_WORDS[1])
     hot = name >= 0
-    commas, lts, eqs = np.flatnonzero(a == _COMMA), np.flatnonzero(a == _LT), np.flatnonzero(a == _EQ)
-    if not ((hot.any() or (rname >= 0).any()) and len(commas) and len(lts) and len(eqs)):
+    if not ((hot.any() or (rname >= 0).any()) and b"," in data and b"<" in data and b"=" in data):
         hot[:] = False
         return Scan(n, absolute, pid, clock, hot, name, *(np.zeros(n, dtype=np.int64),) * 3, np.zeros(n),
                     starts, ends, partner=np.arange(n), skip=np.zeros(n, dtype=bool), whole=np.zeros(n, dtype=bool))
     name_len = np.array([w[2] for w in _NAME_WORDS])[np.maximum(name, 0)]
     fd_start = sp2 + 2 + name_len
     fd_ok = hot & (a[np.minimum(fd_start - 1, size - 1)] == _PAREN)
-    fd_end = commas[np.minimum(np.searchsorted(commas, fd_start), len(commas) - 1)]
-    # -y: "fd<path>," - the digits end at the first '<', the path at the '>' before the comma
-    lt_fd = lts[np.minimum(np.searchsorted(lts, fd_start), len(lts) - 1)]
+    # where the commas, '<' and '=' the fields end at are: looked for in the words next to where they should be
+    # (see _Seek), for the lines they matter to (the others get a position in their line, never used)
+    seek = _Seek(a, A, work)
+    maybe = np.flatnonzero(hot)  # a hot call's name: its descriptor's end
+    fd_end, lt_fd = sp2.copy(), sp2.copy()
+    # -y: "fd<path>," - the digits end at the first '<' (of up to 7 digits: in the word from the descriptor), the
+    # path at the '>' before the comma; the comma after a path is found in the list of every comma
+    lt_near, comma_near = seek.near(fd_start[maybe], _LT), seek.near(fd_start[maybe], _COMMA)
+    with_path = (lt_near >= 0) & ((comma_near < 0) | (lt_near < comma_near))
+    fd_end[maybe] = comma_near
+    rest = maybe[(comma_near < 0) & ~with_path]
+    fd_end[rest] = seek.next(fd_start[rest], _COMMA, 2)
+    fd_end[maybe[with_path]] = seek.next(fd_start[maybe[with_path]], _COMMA, 0)
+    # a '<' that is not before the comma, or past the 8 bytes (more than 7 digits: not a descriptor either way),
+    # is no path's: taken as the comma itself
+    lt_fd[maybe] = np.where(with_path & (lt_near < fd_end[maybe]), lt_near, fd_end[maybe])
     has_path = (lt_fd > fd_start) & (lt_fd < fd_end) & (a[fd_end - 1] == _GT)
     path_start = np.where(has_path, lt_fd + 1, 0)
     path_end = np.where(has_path, fd_end - 1, 0)
     fd_digits_end = np.where(has_path, lt_fd, fd_end)
     fd_ok &= ~has_path | (path_end > path_start)  # "fd<>": an empty path, left to the per-line parser
     fd_ok &= (fd_digits_end > fd_start) & (fd_digits_end - fd_start <= 7) & (fd_end < ends)
-    lt = lts[np.maximum(np.searchsorted(lts, ends) - 1, 0)]
-    eq = eqs[np.maximum(np.searchsorted(eqs, lt) - 1, 0)]
+    # a line's last '<' and the last '=' before it: read where the line ends with '>' and is not an unfinished half
+    ended = np.flatnonzero((a[ends - 1] == _GT) & ~unfinished)
+    lt, eq = sp2.copy(), sp2.copy()
+    lt[ended] = seek.prev(ends[ended], _LT, 3)
+    eq[ended] = seek.prev(lt[ended], _EQ, 8)  # past 3 words: failed calls ("= -1 ENOENT (No such file...)")
     dot = ends - 8
     # the result part of a whole call or of a resumed half: ") = N <S.UUUUUU>"
     res_ok = (a[ends - 1] == _GT) & (lt > sp2) & (a[dot] == _DOT) & (dot - lt >= 2) & (dot - lt <= 9)
@@ -286,7 +375,9 @@ def scan(data: bytes, work: bytearray | None = None) -> Scan | None:
     half &= a[np.minimum(sp2 + 6 + rname_len + 8, size - 1)] == _GT
     code = np.where(half, rname, name)
     positional = (hot | half) & (code >= 2)
-    off_comma = commas[np.maximum(np.searchsorted(commas, eq - 2) - 1, 0)]
+    off_comma = sp2.copy()
+    at = np.flatnonzero(positional)
+    off_comma[at] = seek.prev(eq[at] - 2, _COMMA, 3)
     off_ok = (off_comma >= args_from) & (a[off_comma + 1] == _SP) & (eq - 2 - (off_comma + 2) >= 1) \
         & (eq - 2 - (off_comma + 2) <= 16)
     hot &= ~positional | off_ok
