@@ -21,7 +21,7 @@ from simulator.errors import ContractError
 from simulator.graph import Flow, Phase, TaskGraph
 from simulator.runner import run
 
-from .achieved import AchievedIO, achieved_io, io_timer
+from .achieved import AchievedIO, achieved_io, io_amounts, io_timer
 from .billing import Bill, CostLine, bill, gb_months, storage_intervals
 from .chiles import STAGES, BuiltGraph, ChilesDemands, build_chiles, chiles_demands
 from .placement import share_node_cores
@@ -173,6 +173,9 @@ class Model:
     scatter: _Scatter | None
     demands: ChilesDemands | None = None
     build_kwargs: dict = field(default_factory=dict)
+    #: the I/O amounts of the built graph's tasks (:func:`~simulator.model.achieved.io_amounts`), which every
+    #: replication's achieved I/O divides by its own seconds
+    amounts: tuple | None = None
 
     def built_for(self, scenario: ScenarioSpec, rng: random.Random) -> BuiltGraph:
         """The graph of one replication, drawing its queue waits from ``rng`` as :func:`build` does."""
@@ -199,7 +202,7 @@ def prepare(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, **b
     built = None if built.wait_draws is None else built  # None: the build draws more than queue waits
     graph = built.graph if built is not None else None
     scatter = _Scatter(graph, {t.name: t.performance_cv for t in scenario.platform.storage}) if graph else None
-    return Model(scenario, built, scatter, demands, build_kwargs)
+    return Model(scenario, built, scatter, demands, build_kwargs, io_amounts(graph.tasks) if graph else None)
 
 
 def _wan_variability(graph: TaskGraph, cv: float | None, rng: random.Random) -> TaskGraph:
@@ -408,7 +411,8 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
         node_hours_used=b.compute_hours_used, compute_hours_billed=b.compute_hours_billed, gb_months=gbm,
         bytes_moved=moved_by, cost_lines=b.lines, cost_by_category=b.by_category,
         total_cost_aud=b.total_aud, notes=tuple(notes),
-        achieved_io=achieved_io(nominal_tasks, result.flow_seconds))
+        achieved_io=achieved_io(nominal_tasks, result.flow_seconds,
+                                model.amounts if model is not None and model.built is not None else None))
     if progress:
         progress(4, total_steps)
     return out
