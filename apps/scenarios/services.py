@@ -243,7 +243,7 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
         statuses = {r.index: r.status for r in rows}
         if run.is_finished:
             return statuses
-        todo = [r for r in rows if REPLICATION_JOBS.start(r, worker or socket.gethostname(), task_id)]
+        todo = REPLICATION_JOBS.start_all(rows, worker or socket.gethostname(), task_id)
         if todo and run.status == Status.QUEUED:
             run.status, run.started_at = Status.RUNNING, todo[0].started_at
             run.save(update_fields=["status", "started_at"])
@@ -334,33 +334,30 @@ _SAVED = ["status", "progress", "result", "makespan_s", "cost_aud", "queue_wait_
 
 
 def _save_results(done: list, statuses: dict) -> None:
-    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction: one query
-    locks them and reads their status, one statement (run for each row in one batch) writes those still running;
-    one cancelled (or failed) meanwhile keeps that status.  (Django's ``bulk_update`` builds a CASE expression per
-    row and field, which cost as much as one query per row.)"""
+    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction: one statement
+    (run for each row in one batch) writes those still running; one cancelled (or failed) meanwhile keeps that
+    status, which is read back only when a row was left unwritten.  (Django's ``bulk_update`` builds a CASE
+    expression per row and field, which cost as much as one query per row.)"""
     if not done:
         return
-    with transaction.atomic():
-        current = dict(Replication.objects.select_for_update().filter(pk__in=[rep.pk for rep, _ in done])
-                       .values_list("pk", "status"))
-        now = timezone.now()
-        fields = [Replication._meta.get_field(name) for name in _SAVED]
-        rows = []
-        for rep, result in done:
-            if current.get(rep.pk) != Status.RUNNING:
-                statuses[rep.index] = current.get(rep.pk)
-                continue
-            values = (Status.SUCCEEDED, 1.0, result_json(result, detailed=False), result.makespan_s,
-                      result.total_cost_aud, result.queue_wait_s, now)
-            rows.append([f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)]
-                        + [Replication._meta.pk.get_db_prep_value(rep.pk, connection)])
-            statuses[rep.index] = Status.SUCCEEDED
-        if rows:
-            quote = connection.ops.quote_name
-            sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
-            with connection.cursor() as cursor:
-                cursor.executemany(f"UPDATE {quote(Replication._meta.db_table)} SET {sets} "
-                                   f"WHERE {quote(Replication._meta.pk.column)} = %s", rows)
+    now = timezone.now()
+    fields = [Replication._meta.get_field(name) for name in _SAVED]
+    pk = Replication._meta.pk
+    rows = [[f.get_db_prep_save(v, connection) for f, v in zip(fields, (
+                Status.SUCCEEDED, 1.0, result_json(result, detailed=False), result.makespan_s, result.total_cost_aud,
+                result.queue_wait_s, now), strict=True)]
+            + [pk.get_db_prep_value(rep.pk, connection), Status.RUNNING] for rep, result in done]
+    quote = connection.ops.quote_name
+    sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {quote(Replication._meta.db_table)} SET {sets} "
+                           f"WHERE {quote(pk.column)} = %s AND {quote(Replication._meta.get_field('status').column)} "
+                           f"= %s", rows)
+        written = cursor.rowcount
+    if written == len(done):
+        statuses.update({rep.index: Status.SUCCEEDED for rep, _ in done})
+    else:  # some were cancelled or failed meanwhile: each keeps the status it has now
+        statuses.update(Replication.objects.filter(pk__in=[rep.pk for rep, _ in done]).values_list("index", "status"))
     done.clear()
 
 
@@ -409,6 +406,11 @@ def _fail(run_pk, rep_pk, reason: str) -> None:
 
 
 def _finalise_if_complete(run_pk) -> None:
+    """Compute and store the run's summary when every replication has succeeded.  Every batch asks when it ends: a
+    plain read answers "not yet" for all but the last ones, without a transaction locking the run; the answer is
+    taken again under the lock (the replications that finish last may both see every row done)."""
+    if Replication.objects.filter(run_id=run_pk).exclude(status=Status.SUCCEEDED).exists():
+        return
     with transaction.atomic():
         run = SimulationRun.objects.select_for_update().get(pk=run_pk)
         if run.is_finished:
@@ -433,8 +435,8 @@ def _finalise_if_complete(run_pk) -> None:
 def _store_details(run: SimulationRun, seeds: dict[int, int], indexes: list[int]) -> None:
     """Simulate again, with every task and the utilisation over time, the replications ``indexes`` of ``run`` and
     store their full results (runs are deterministic for a seed: the outcome is the one already stored; the model is
-    built once for them, as for a batch)."""
-    model = prepare(scenario_from_inputs(run.inputs, run.seed)) if indexes else None
+    the one this process's last batch of the run used, else built once for them, as for a batch)."""
+    model = (_models.get(run.pk) or prepare(scenario_from_inputs(run.inputs, run.seed))) if indexes else None
     for index in indexes:
         result = model.simulate(seeds[index])
         Replication.objects.filter(run=run, index=index).update(result=result_json(result, detailed=True),

@@ -21,7 +21,7 @@ from simulator.model.specs import ScenarioSpec
 from simulator.model.validation import epoch_scenario, sequential_scenario
 
 __all__ = ["platform_inputs", "criterion_specs", "simulate_epochs", "published_table", "workload_volume",
-           "summary_from_results", "PAPER_SCENARIO"]
+           "summary_from_results", "summary_from_median", "PAPER_SCENARIO"]
 
 #: catalogue slug -> the paper's epoch run used to score it
 PAPER_SCENARIO = {"magnus": epoch_scenario, "aws-sydney": epoch_scenario, "pleiades": sequential_scenario}
@@ -66,9 +66,14 @@ def _summary(results, label: str, note: str, completed: bool) -> RunSummary:
 def summary_from_results(results: list[dict], label: str, note: str = "") -> RunSummary:
     """The median-makespan replication of a finished simulation run (its stored JSON results)."""
     results = sorted(results, key=lambda r: r["makespan_s"])
-    r = results[(len(results) - 1) // 2]
+    return summary_from_median(results[(len(results) - 1) // 2], len(results), label, note)
+
+
+def summary_from_median(r: dict, replications: int, label: str, note: str = "") -> RunSummary:
+    """A finished simulation run of ``replications`` from its median-makespan replication's stored JSON result
+    (the lower median, ties in index order, as :func:`summary_from_results` picks it)."""
     return RunSummary(
-        label=label, replications=len(results), makespan_s=r["makespan_s"], queue_wait_s=r["queue_wait_s"],
+        label=label, replications=replications, makespan_s=r["makespan_s"], queue_wait_s=r["queue_wait_s"],
         run_time_s=r["run_time_s"], total_cost_aud=r["total_cost_aud"], cost_by_category=dict(r["cost_by_category"]),
         cost_lines=tuple(r["cost_lines"]), node_hours_used=r["node_hours_used"],
         compute_hours_billed=r["compute_hours_billed"], tiers_used=tuple(sorted(r["gb_months"])),

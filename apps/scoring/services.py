@@ -46,7 +46,7 @@ from apps.scoring.logic.tco import Horizon, break_even, tco
 from apps.scoring.models import ConfigurationSearch, Criterion, ScoreReport, SearchChunk, Status
 from simulator.model.catalogue import platform_from_dict, workload_from_dict
 
-__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "ScoreReportJobs", "SCORE_REPORT_JOBS", "report_from_runs", "scenario_scoring", "rerank", "scoring_section", "scoring_shown", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
+__all__ = ["DEMO_PLATFORMS", "default_horizon", "score_report", "requested_report", "execute_report", "ScoreReportJobs", "SCORE_REPORT_JOBS", "report_from_runs", "scenario_scoring", "run_summary", "rerank", "scoring_section", "scoring_shown", "tco_report", "create_search", "dispatch_search", "ChunkJobs", "CHUNK_JOBS",
            "execute_chunk", "cancel_search", "reset_default_criteria", "InvalidSearch", "CHUNK_SIZE", "criteria_of",
            "customise_criteria", "use_reference_criteria"]
 
@@ -279,10 +279,9 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
         return {"template": "scoring/_scenario_section.html", "error": str(exc)}
     platforms, runs = [], {}
     for e in entries:
-        reps = [r for r in e.run.replication_set.values_list("result", flat=True) if r]
         note = "scored from this scenario's own runs (its options and overrides apply)" if (
             e.options or e.platform_overrides) else ""
-        runs[e.platform.slug] = adapters.summary_from_results(reps, e.run.label, note)
+        runs[e.platform.slug] = run_summary(e.run, note)
         platforms.append(e.platform)
     horizon = {"years": max(1, round(scenario.tco_years)), "epochs_per_year": max(1, round(scenario.epochs_per_year))}
     report = report_from_runs(scenario.workload, platforms, runs, specs, seed=scenario.seed,
@@ -299,6 +298,16 @@ def scenario_scoring(scenario, results: dict | None) -> dict | None:
         "ranks": {p["slug"]: [s["score"] for s in p["scores"]] for p in report["platforms"]},
         "weights": [c["weight"] for c in report["criteria"]],
     }
+
+
+def run_summary(run, note: str = ""):
+    """A finished simulation run as scoring sees it: its median-makespan replication
+    (:func:`apps.scoring.adapters.summary_from_results`), found by the makespan column so that only that
+    replication's JSON result is read (a run of a thousand replications would otherwise decode a thousand)."""
+    stored = run.replication_set.filter(result__isnull=False)
+    n = stored.count()
+    median = stored.order_by("makespan_s", "index").values_list("result", flat=True)[(n - 1) // 2]
+    return adapters.summary_from_median(median, n, run.label, note)
 
 
 def scoring_section(scenario, results: dict | None) -> dict | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from simulator.graph import Task
 
-__all__ = ["READ", "WRITE", "OPS", "io_timer", "AchievedIO", "achieved_io"]
+__all__ = ["READ", "WRITE", "OPS", "io_timer", "AchievedIO", "io_amounts", "achieved_io"]
 
 READ = "read"
 WRITE = "write"
@@ -65,9 +65,9 @@ class AchievedIO:
     write_bytes_per_s_mean: float | None = None  # all bytes / all write seconds
 
 
-def _amounts(tasks: Sequence[Task]) -> tuple[list[float], list[float], list[float]]:
+def io_amounts(tasks: Sequence[Task]) -> tuple[list[float], list[float], list[float]]:
     """Bytes read, random requests and bytes written per task, from its flows' labels (phase tuples shared by tasks
-    read once)."""
+    read once).  The same for every replication of a model built once (:func:`achieved_io` takes them made)."""
     memo: dict[int, tuple[float, float, float]] = {}
     reads, ops, writes = [0.0] * len(tasks), [0.0] * len(tasks), [0.0] * len(tasks)
     for i, t in enumerate(tasks):
@@ -103,8 +103,10 @@ def _rates(amounts: list[float], seconds: Sequence[float] | None) -> tuple[int, 
     return len(rates), total, secs, statistics.median(rates), total / secs
 
 
-def achieved_io(tasks: Sequence[Task], flow_seconds: dict[str, Sequence[float]]) -> AchievedIO:
-    """The run's :class:`AchievedIO` from its graph's tasks (the amounts) and the runner's timers (the seconds)."""
-    reads, ops, writes = _amounts(tasks)
+def achieved_io(tasks: Sequence[Task], flow_seconds: dict[str, Sequence[float]],
+                amounts: tuple[list[float], list[float], list[float]] | None = None) -> AchievedIO:
+    """The run's :class:`AchievedIO` from its graph's tasks (the amounts: ``amounts``, :func:`io_amounts` of
+    ``tasks``, when already made) and the runner's timers (the seconds)."""
+    reads, ops, writes = io_amounts(tasks) if amounts is None else amounts
     return AchievedIO(*_rates(reads, flow_seconds.get(READ)), *_rates(ops, flow_seconds.get(OPS)),
                       *_rates(writes, flow_seconds.get(WRITE)))

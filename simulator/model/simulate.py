@@ -21,7 +21,7 @@ from simulator.errors import ContractError
 from simulator.graph import Flow, Phase, TaskGraph
 from simulator.runner import run
 
-from .achieved import AchievedIO, achieved_io, io_timer
+from .achieved import AchievedIO, achieved_io, io_amounts, io_timer
 from .billing import Bill, CostLine, bill, gb_months, storage_intervals
 from .chiles import STAGES, BuiltGraph, ChilesDemands, build_chiles, chiles_demands
 from .placement import share_node_cores
@@ -173,6 +173,9 @@ class Model:
     scatter: _Scatter | None
     demands: ChilesDemands | None = None
     build_kwargs: dict = field(default_factory=dict)
+    #: the I/O amounts of the built graph's tasks (:func:`~simulator.model.achieved.io_amounts`), which every
+    #: replication's achieved I/O divides by its own seconds
+    amounts: tuple | None = None
 
     def built_for(self, scenario: ScenarioSpec, rng: random.Random) -> BuiltGraph:
         """The graph of one replication, drawing its queue waits from ``rng`` as :func:`build` does."""
@@ -199,7 +202,7 @@ def prepare(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, **b
     built = None if built.wait_draws is None else built  # None: the build draws more than queue waits
     graph = built.graph if built is not None else None
     scatter = _Scatter(graph, {t.name: t.performance_cv for t in scenario.platform.storage}) if graph else None
-    return Model(scenario, built, scatter, demands, build_kwargs)
+    return Model(scenario, built, scatter, demands, build_kwargs, io_amounts(graph.tasks) if graph else None)
 
 
 def _wan_variability(graph: TaskGraph, cv: float | None, rng: random.Random) -> TaskGraph:
@@ -237,18 +240,25 @@ class _Scatter:
                                                        if (tier := _tier_of(r, cvs)) is not None})
             return tiers
 
-        shared: dict[int, tuple] = {}  # id of a phases tuple (tasks share them) -> (tiers used, per-phase flow tiers)
-        #: (task index, the tiers it uses sorted, per phase: None without flows, else each flow's varied tiers)
-        self.plan: list[tuple[int, list[str], tuple[tuple[tuple[str, ...], ...] | None, ...]]] = []
+        shared: dict[int, tuple] = {}  # id of a phases tuple (tasks share them) -> (tiers used, varied phases)
+        #: (task index, the tiers it uses sorted, its phases with a varied flow as (phase index, ((flow index, its
+        #: tier, or its tiers when it crosses several), ...))): only what a draw changes, so that it loops over
+        #: nothing else
+        self.plan: list[tuple] = []
         if not cvs:
             return
         for i, t in enumerate(graph.tasks):
             entry = shared.get(id(t.phases))
             if entry is None:
-                per_phase = tuple(tuple(tiers_of(fl.resources) for fl in ph.flows) if ph.flows else None
-                                  for ph in t.phases)
-                used = sorted({tier for flows in per_phase if flows for tiers in flows for tier in tiers})
-                entry = shared[id(t.phases)] = (used, per_phase)
+                varied_phases = []
+                for k, ph in enumerate(t.phases):
+                    varied = tuple((m, tiers[0] if len(tiers) == 1 else tiers)
+                                   for m, fl in enumerate(ph.flows) if (tiers := tiers_of(fl.resources)))
+                    if varied:
+                        varied_phases.append((k, varied))
+                used = tuple(sorted({tier for _, varied in varied_phases for _, tiers in varied
+                                     for tier in ((tiers,) if isinstance(tiers, str) else tiers)}))
+                entry = shared[id(t.phases)] = (used, tuple(varied_phases))
             if entry[0]:
                 self.plan.append((i, *entry))
 
@@ -259,23 +269,21 @@ class _Scatter:
         params = {tier: (-sigma * sigma / 2.0, sigma) for tier, sigma in self.sigmas.items()}  # lognormal, mean 1
         gauss, exp = rng.gauss, math.exp
         tasks = list(graph.tasks)
-        for i, used, per_phase in self.plan:
+        for i, used, varied_phases in self.plan:
             factors = {}
             for tier in used:
                 mu, sigma = params[tier]
                 factors[tier] = exp(gauss(mu, sigma))
             t = tasks[i]
-            phases = []
-            for ph, flow_tiers in zip(t.phases, per_phase, strict=True):
-                if flow_tiers is not None:
-                    flows = []
-                    for fl, tiers in zip(ph.flows, flow_tiers, strict=True):
-                        if tiers:  # (as Flow.scaled and Phase.with_flows, without their calls)
-                            f = factors[tiers[0]] if len(tiers) == 1 else max(factors[tier] for tier in tiers)
-                            fl = Flow(fl.resources, fl.amount * f, fl.cap, fl.label)
-                        flows.append(fl)
-                    ph = Phase(ph.name, ph.cpu_seconds, ph.threads, tuple(flows), ph.overhead_s)
-                phases.append(ph)
+            phases = list(t.phases)
+            for k, varied in varied_phases:
+                ph = phases[k]
+                flows = list(ph.flows)
+                for m, tiers in varied:  # (as Flow.scaled and Phase.with_flows, without their calls)
+                    fl = flows[m]
+                    f = factors[tiers] if tiers.__class__ is str else max(factors[tier] for tier in tiers)
+                    flows[m] = Flow(fl.resources, fl.amount * f, fl.cap, fl.label)
+                phases[k] = Phase(ph.name, ph.cpu_seconds, ph.threads, tuple(flows), ph.overhead_s)
             tasks[i] = t.with_phases(tuple(phases))
         return replace(graph, tasks=tuple(tasks))
 
@@ -408,7 +416,8 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
         node_hours_used=b.compute_hours_used, compute_hours_billed=b.compute_hours_billed, gb_months=gbm,
         bytes_moved=moved_by, cost_lines=b.lines, cost_by_category=b.by_category,
         total_cost_aud=b.total_aud, notes=tuple(notes),
-        achieved_io=achieved_io(nominal_tasks, result.flow_seconds))
+        achieved_io=achieved_io(nominal_tasks, result.flow_seconds,
+                                model.amounts if model is not None and model.built is not None else None))
     if progress:
         progress(4, total_steps)
     return out

@@ -83,3 +83,31 @@ def test_a_worker_runs_a_big_run_in_batches(celery_worker_process, catalogue):
     tasks = list(run.replication_set.values_list("task_id", flat=True))
     assert len(set(tasks)) == 6 and "" not in tasks  # batches of 3 (17 = 5 x 3 + 2)
     assert run.replication_set.filter(status="succeeded", makespan_s__isnull=False).count() == 17
+
+
+def test_saving_a_batch_keeps_a_replication_cancelled_meanwhile_cancelled(catalogue):
+    run = create_run(platform=Platform.objects.get(slug="magnus"), workload=Workload.objects.get(slug="chiles-epoch1"),
+                     replications=3, seed=4)
+    reps = services.REPLICATION_JOBS.start_all(list(run.replication_set.all()), "w@host", None)
+    assert [r.status for r in reps] == ["running"] * 3
+    model = services.prepare(services.scenario_from_inputs(run.inputs, run.seed))
+    done = [(rep, model.simulate(rep.seed, record_utilisation=False, task_bars=False)) for rep in reps]
+    Replication.objects.filter(pk=reps[1].pk).update(status="cancelled")  # a cancel while the batch ran
+    statuses: dict = {}
+    services._save_results(done, statuses)
+    assert statuses == {0: "succeeded", 1: "cancelled", 2: "succeeded"} and done == []
+    rows = {r.index: r for r in run.replication_set.all()}
+    assert rows[1].status == "cancelled" and rows[1].result is None and rows[1].makespan_s is None
+    assert rows[0].makespan_s == rows[0].result["makespan_s"] and rows[2].progress == 1.0
+
+
+def test_saving_a_batch_writes_every_replication_still_running(catalogue):
+    run = create_run(platform=Platform.objects.get(slug="magnus"), workload=Workload.objects.get(slug="chiles-epoch1"),
+                     replications=2, seed=4)
+    reps = services.REPLICATION_JOBS.start_all(list(run.replication_set.all()), "w@host", None)
+    model = services.prepare(services.scenario_from_inputs(run.inputs, run.seed))
+    statuses: dict = {}
+    services._save_results([(rep, model.simulate(rep.seed, record_utilisation=False, task_bars=False))
+                            for rep in reps], statuses)
+    assert statuses == {0: "succeeded", 1: "succeeded"}
+    assert list(run.replication_set.values_list("status", flat=True)) == ["succeeded", "succeeded"]

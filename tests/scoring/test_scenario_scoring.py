@@ -4,8 +4,12 @@ import json
 
 import pytest
 
-from apps.scenarios.models import Scenario
+from apps.platforms.models import Platform
+from apps.scenarios.models import Replication, Scenario, SimulationRun
 from apps.scenarios.services import create_demo_scenario, execute_replication, run_scenario, scenario_page
+from apps.scoring.adapters import summary_from_results
+from apps.scoring.services import run_summary
+from apps.workloads.models import Workload
 
 
 def test_rerank_aggregates_the_given_ranks_under_the_given_weights(logged_in):
@@ -74,3 +78,22 @@ def test_rerank_leaves_an_unknown_rank_out(logged_in):
     response = logged_in.get("/scoring/rerank/", {"ranks": json.dumps(ranks), "weights": "1,3"})
     assert response.status_code == 200
     assert response.json()["aggregates"]["weighted_sum"] == pytest.approx({"a": 1.0, "b": 12 / 4 / 5})
+
+
+def _stored(makespan_s: float) -> dict:
+    return {"makespan_s": makespan_s, "queue_wait_s": 1.0, "run_time_s": makespan_s - 1.0, "total_cost_aud": 2.0,
+            "cost_by_category": {"compute": 2.0}, "cost_lines": [], "node_hours_used": 3.0,
+            "compute_hours_billed": 3.0, "gb_months": {}, "stages": [{"stage": "split", "tasks": 4}]}
+
+
+@pytest.mark.parametrize("makespans, median_index", [([30.0, 10.0, 30.0, 20.0], 3), ([10.0, 10.0, 10.0], 1)])
+def test_a_run_is_scored_from_its_median_replication_read_by_its_makespan_column(catalogue, makespans, median_index):
+    run = SimulationRun.objects.create(platform=Platform.objects.get(slug="magnus"),
+                                       workload=Workload.objects.get(slug="chiles-epoch1"), label="r", status="succeeded")
+    for i, m in enumerate(makespans):  # the makespan tells the replications apart in the summary
+        Replication.objects.create(run=run, index=i, seed=i, status="succeeded", makespan_s=m,
+                                   result={**_stored(m), "total_cost_aud": float(i)})
+    summary = run_summary(run)
+    assert summary.total_cost_aud == float(median_index) and summary.replications == len(makespans)
+    # the same replication as sorting every stored result picks (lower median, ties in index order)
+    assert summary == summary_from_results(list(run.replication_set.values_list("result", flat=True)), "r")
