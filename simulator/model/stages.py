@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from simulator.graph import Flow, Phase, Task, TaskGraph
 
-from .chiles import BuiltGraph, DataObject, PoolInfo, WaitDraw
+from .built import BuiltGraph, DataObject, PoolInfo, WaitDraw
 from .placement import (
     effective_threads,
     make_pool,
