@@ -26,7 +26,12 @@ from __future__ import annotations
 from .specs import PlatformSpec, StagePlacement, StageSpec, WorkloadSpec
 from .spot import max_concurrent_under_ceiling, spot_market
 
-__all__ = ["fact_placement", "stage_node_type", "MAX_INSTANCES_UNDER_CEILING"]
+__all__ = ["fact_placement", "placement_fact_errors", "stage_node_type", "BATCH_POLICIES", "CLOUD_POLICIES",
+           "CLOUD_PRICING", "MAX_INSTANCES_UNDER_CEILING"]
+
+BATCH_POLICIES = ("static", "dynamic")
+CLOUD_POLICIES = ("dynamic", "elastic")
+CLOUD_PRICING = ("on_demand", "spot")
 
 #: upper bound on the instances a spot-price ceiling allows (an engine bound, not a fact: a rising price reaches any
 #: realistic ceiling long before it)
@@ -72,6 +77,24 @@ def _instances(platform: PlatformSpec, workload: WorkloadSpec, st: StageSpec, no
         raise ValueError(f"stage {st.name!r}: runs on the cloud as {st.cloud_policy!r} instances, but gives no "
                          f"cloud_instances (how many at once)")
     return int(st.cloud_instances)
+
+
+def placement_fact_errors(st: StageSpec) -> list[tuple[str, str]]:
+    """What is wrong with a stage's placement facts, as ``(fact, message)`` pairs (empty when nothing)."""
+    errors = []
+    for fact, value, allowed in (("batch_policy", st.batch_policy, BATCH_POLICIES),
+                                 ("cloud_policy", st.cloud_policy, CLOUD_POLICIES),
+                                 ("cloud_pricing", st.cloud_pricing, CLOUD_PRICING)):
+        if value and value not in allowed:
+            errors.append((fact, f"unknown value {value!r}; one of {', '.join(allowed)}"))
+    if st.cloud_policy and st.cloud_instances is None:
+        errors.append(("cloud_instances", f"cloud_policy {st.cloud_policy!r} needs the number of instances"))
+    for fact, value in (("cloud_instances", st.cloud_instances), ("cloud_items_per_task", st.cloud_items_per_task)):
+        if value is not None and value < 1:
+            errors.append((fact, f"must be at least 1, not {value}"))
+    if st.cloud_launch_interval_s < 0:
+        errors.append(("cloud_launch_interval", "must not be negative"))
+    return errors
 
 
 def fact_placement(platform: PlatformSpec, workload: WorkloadSpec, stage: str, *,

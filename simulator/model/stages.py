@@ -52,7 +52,7 @@ from .specs import (
     StorageSpec,
     WorkloadSpec,
 )
-from .stage_defaults import fact_placement
+from .stage_defaults import fact_placement, placement_fact_errors
 
 __all__ = [
     "GENERAL_TEMPLATES",
@@ -616,6 +616,7 @@ def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
         cap = st.max_read_bytes_per_s
         if cap is not None and (not math.isfinite(cap) or cap <= 0):
             errors.append((f"{at}.max_read_rate", "must be a positive rate (e.g. 100 MB/s)"))
+        errors += [(f"{at}.{field}", why) for field, why in placement_fact_errors(st)]
         if st.name in counts:
             try:
                 size_factors(st, counts[st.name], 0)

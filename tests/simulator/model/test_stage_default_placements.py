@@ -18,7 +18,7 @@ from simulator.model.specs import (
     WanSpec,
     WorkloadSpec,
 )
-from simulator.model.stages import default_placement
+from simulator.model.stages import check_workload, default_placement
 
 GB = 1e9
 
@@ -103,3 +103,11 @@ def test_the_data_already_there_is_read_where_the_left_out_stage_would_have_writ
     r = simulate(ScenarioSpec(platform=_cloud(), workload=_workload(), include_copy=False), record_utilisation=False)
     assert "fetch" not in {s.stage for s in r.stages}
     assert "piops" in r.gb_months  # reduce holds its day's volume on the block tier while it reads it
+
+
+def test_the_workload_check_names_a_wrong_placement_fact():
+    w = _workload(cloud_instances=None, cloud_pricing="free")
+    assert check_workload(w) == [
+        ("stages[2].facts.cloud_pricing", "unknown value 'free'; one of on_demand, spot"),
+        ("stages[2].facts.cloud_instances", "cloud_policy 'elastic' needs the number of instances")]
+    assert check_workload(_workload()) == []
