@@ -1,6 +1,6 @@
 """Monte Carlo replications of the CHILES epoch in each of its two forms: the CHILES builder (``chiles-epoch1``) and
 the same pipeline as data of the general model (``fixtures/workloads/chiles-epoch1-stages.json``, placed as the
-paper ran it).  Both go through :func:`simulator.model.simulate.prepare` as a worker's batch does: the CHILES builder's
+paper ran it by its stages' placement facts).  Both go through :func:`simulator.model.simulate.prepare` as a worker's batch does: the CHILES builder's
 graph is built once and only redrawn per seed, the general model's is built again for every seed.
 
 Prints one JSON object: the form, the platform, replications, CPU seconds of the replications alone, per
@@ -21,7 +21,6 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,7 +29,6 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from simulator.model.catalogue import load_catalogue, workload_from_dict  # noqa: E402
-from simulator.model.chiles import default_placements  # noqa: E402
 from simulator.model.simulate import prepare, replication_seed  # noqa: E402
 from simulator.model.specs import ScenarioSpec  # noqa: E402
 
@@ -38,20 +36,13 @@ RECORD = Path(ROOT) / "fixtures" / "workloads" / "chiles-epoch1-stages.json"
 
 
 def scenario(form: str, platform_slug: str) -> ScenarioSpec:
-    """The epoch on ``platform_slug`` in ``form``; the general form gets the CHILES builder's default placements,
-    with the object-store staging it does implicitly said in the placement."""
+    """The epoch on ``platform_slug`` in ``form``, with no placements given: the CHILES builder's default
+    placements, or the general form's own (its stages' placement facts, which give the same)."""
     platforms, workloads, _ = load_catalogue(Path(ROOT) / "fixtures" / "catalogue")
     p, chiles = platforms[platform_slug], workloads["chiles-epoch1"]
     if form == "builder":
         return ScenarioSpec(platform=p, workload=chiles)
-    placements = []
-    for pl in default_placements(p, chiles):
-        tin = p.storage_tier(pl.storage_in) if pl.storage_in else None
-        if tin is not None and tin.kind == "object_store":
-            pl = replace(pl, storage_scratch=p.storage_tier(kind="local_ssd").name, stage_in=True, stage_out=True)
-        placements.append(pl)
-    general = workload_from_dict(json.loads(RECORD.read_text()))
-    return ScenarioSpec(platform=p, workload=general, placements=tuple(placements))
+    return ScenarioSpec(platform=p, workload=workload_from_dict(json.loads(RECORD.read_text())))
 
 
 def main() -> None:

@@ -43,6 +43,7 @@ from simulator.model.specs import (
     WorkloadSpec,
 )
 from simulator.model.stages import as_general, default_placement, task_count, work_chunks
+from simulator.model.sub_pipeline import chain
 from simulator.units import CURRENCIES, CURRENCY
 
 __all__ = [
@@ -551,17 +552,22 @@ def estimate(spec: ScenarioSpec) -> Estimate:
     else:
         g = as_general(w)
         placed = {p.stage: p for p in spec.placements}
+        # a stage continuing another adds phases to that stage's tasks, not tasks; the others are placed as the
+        # scenario says, else by their defaults (their own placement facts)
+        heads = [s for s in g.stages if s.dependency != "continues"]
+        defaults = stage_defaults(spec.platform, g) if spec.platform.node_types and len(placed) < len(heads) else {}
         try:  # a stage whose work comes in items runs one task per chunk of them
-            counts = [task_count(s, g) * len(work_chunks(s, g, placed.get(s.name) or StagePlacement(s.name)))
-                      for s in g.stages]
+            counts = [task_count(s, g) * len(work_chunks(s, g, placed.get(s.name) or defaults.get(s.name)
+                                                         or StagePlacement(s.name))) for s in heads]
         except ValueError:
-            counts = [1 for _ in g.stages]  # the build names the bad count
-        tasks = float(sum(max(1, c) for c in counts)) + len(g.stages)
-        phases_per_task = 2.0  # overhead, then CPU and I/O together
+            counts = [1 for _ in heads]  # the build names the bad count
+        tasks = float(sum(max(1, c) for c in counts)) + len(heads)
+        longest = max((len(chain(g, h.name)) for h in heads), default=1)
+        phases_per_task = 2.0 * longest  # overhead, then CPU and I/O together, for each phase of the longest task
         # staging copies in and out, and a job's dispatch, are phases of their own
         extra = max((int(p.stage_in) + int(p.stage_out) + int((p.submission or spec.platform.scheduler.submission)
                                                                == "job_per_task") for p in spec.placements), default=0)
-        memory_scale = (phases_per_task + extra) / phases_per_task
+        memory_scale = (phases_per_task + extra) / 2.0  # measured on tasks of one phase
         phases_per_task += extra
     tasks = math.ceil(tasks) if math.isfinite(tasks) else math.inf
     per_task = BYTES_PER_TASK.get(w.template, max(BYTES_PER_TASK.values()))

@@ -23,6 +23,7 @@ from apps.scenarios.adapters import observations, platform_spec, workload_spec
 from apps.scenarios.charts import io_curves_figure, validation_error_figure
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.calibration import (
+    FIT_INVERT_CPU,
     QUANTITIES,
     Demand,
     FittedParameter,
@@ -299,7 +300,9 @@ def fit_model(workload_slug: str = DEFAULT_WORKLOAD, demands: list[Demand] | Non
     """Refit the workload's fitted values from the observations marked for fitting and store them, each with
     provenance "fitted to observations ..."; raises ValueError when the fit cannot be made (nothing is saved).
 
-    With no ``demands``, the CHILES INVERT CPU split (observations marked ``invert_cpu``).  With ``demands`` (a
+    With no ``demands``, the INVERT CPU split (:func:`~simulator.model.calibration.invert_cpu_demands`, of the
+    CHILES builder's record or of a workload of the general model) fitted to the observations marked
+    ``invert_cpu``.  With ``demands`` (a
     stage's per-task demand ``<stage>.<field>`` or a parameter, bounded), any workload: fitted to its observations
     of a ``makespan``, ``run_time`` or ``stage_time:<stage>`` marked for fitting, each simulated with the workload's
     default placements on the observation's platform (:func:`default_scenario`)."""
@@ -310,9 +313,10 @@ def fit_model(workload_slug: str = DEFAULT_WORKLOAD, demands: list[Demand] | Non
             runs = [o for o in obs if o.quantity.partition(":")[0] in QUANTITIES and o.value is not None]
             scenarios = {slug: (lambda w, p=p: default_scenario(p, w)) for slug, p in platforms.items()}
             fitted = fit_demands(spec, list(demands), runs, scenario_predictor(scenarios, seed=seed)).fitted
-        elif workload.template != "chiles":
+        elif not any(o.fit == FIT_INVERT_CPU for o in obs):
             raise ValueError(f"workload {workload_slug!r}: name the demands to fit, e.g. --demand "
-                             f"<stage>.cpu_seconds:1:100000 (only the CHILES INVERT CPU split has a default)")
+                             f"<stage>.cpu_seconds:1:100000 (only the INVERT CPU split, of a workload with "
+                             f"observations marked fit={FIT_INVERT_CPU!r}, has a default)")
         else:
             fitted = fit_invert_cpu(platforms, spec, obs)
         store_fitted(workload, fitted)
@@ -320,14 +324,22 @@ def fit_model(workload_slug: str = DEFAULT_WORKLOAD, demands: list[Demand] | Non
 
 
 def write_fitted_to_fixtures(directory: Path, workload_slug: str, fitted: list[FittedParameter]) -> Path:
-    """Write the fitted values into ``workloads.json`` of the catalogue in ``directory`` (seconds, with provenance),
-    so the next ``load_catalogue`` keeps them."""
+    """Write the fitted values into ``workloads.json`` of the catalogue in ``directory`` (seconds, with provenance:
+    a parameter, or the stage's fact for ``<stage>.<field>``), so the next ``load_catalogue`` keeps them."""
     path = Path(directory) / "workloads.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     entry = next((w for w in data["workloads"] if w.get("slug") == workload_slug), None)
     if entry is None:
         raise ValueError(f"{path.name}: no workload {workload_slug!r}")
+    stages = {st.get("name"): st for st in entry.get("stages", ())}
     for f in fitted:
-        entry.setdefault("parameters", {})[f.name] = {"value": f.value, "unit": f.unit, "source": _source(f)}
+        fact = {"value": f.value, "unit": f.unit, "source": _source(f)}
+        if "." not in f.name:
+            entry.setdefault("parameters", {})[f.name] = fact
+            continue
+        stage, name = f.name.split(".", 1)
+        if stage not in stages:
+            raise ValueError(f"{path.name}: workload {workload_slug!r} has no stage {stage!r}")
+        stages[stage].setdefault("facts", {})[_STAGE_FIELD.get(name, name)] = fact
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

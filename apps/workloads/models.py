@@ -135,6 +135,12 @@ class WorkloadStage(CatalogueModel):
         "size_reference",
         "work_items",
         "link",
+        "batch_policy",
+        "cloud_policy",
+        "cloud_instances",
+        "cloud_items_per_task",
+        "cloud_launch_interval",
+        "cloud_pricing",
         *(f"{role}_{what}" for role in ROLES for what in ("read_bytes", "write_bytes", "pattern", "request_bytes")),
     )
 
@@ -172,6 +178,17 @@ class WorkloadStage(CatalogueModel):
                                    strictly_positive=True)
     work_items = models.CharField("each task's work is this parameter's number of items", max_length=60, blank=True)
     link = models.CharField("brings its data in over", max_length=20, blank=True, choices=[(k, k) for k in LINKS])
+    # where the stage runs when a scenario does not place it (simulator/model/stage_defaults.py)
+    batch_policy = models.CharField("cluster/HPC: pool policy by default", max_length=20, blank=True,
+                                    choices=[(k, k) for k in ("static", "dynamic")])
+    cloud_policy = models.CharField("cloud: pool policy by default", max_length=20, blank=True,
+                                    choices=[(k, k) for k in ("dynamic", "elastic")])
+    cloud_instances = QuantityField("cloud: instances at once by default", dimension="scalar", strictly_positive=True)
+    cloud_items_per_task = QuantityField("cloud: work items per task by default", dimension="scalar",
+                                         strictly_positive=True)
+    cloud_launch_interval = QuantityField("cloud: time between instance launches", dimension="time")
+    cloud_pricing = models.CharField("cloud: pricing by default", max_length=20, blank=True,
+                                     choices=[(k, k.replace("_", " ")) for k in ("on_demand", "spot")])
     input_read_bytes = QuantityField("input read per task", dimension="bytes")
     input_write_bytes = QuantityField("input written per task", dimension="bytes")
     input_pattern = models.CharField("input access", max_length=20, blank=True, choices=_PATTERNS)

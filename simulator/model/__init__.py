@@ -1,8 +1,9 @@
 """The model layer: platform + workload + scenario -> TaskGraph -> run -> bill -> validate.
 
 Pure Python (no Django, Celery or database).  Inputs and outputs are frozen
-dataclasses; see :mod:`simulator.model.specs` (inputs), :mod:`simulator.model.chiles`
-(the CHILES DAG), :mod:`simulator.model.simulate` (runs, Monte Carlo) and
+dataclasses; see :mod:`simulator.model.specs` (inputs), :mod:`simulator.model.stages`
+(the general model; :mod:`simulator.model.chiles` the CHILES builder), :mod:`simulator.model.built` (what a
+builder gives the engine and billing), :mod:`simulator.model.simulate` (runs, Monte Carlo) and
 :mod:`simulator.model.validation` (published vs simulated).
 """
 

@@ -7,7 +7,7 @@
 * Cloud: each instance is billed per started billing unit at the on-demand or spot
   price; spot prices come from :mod:`simulator.model.spot`, evaluated at the start
   of each billed hour with the number of same-type instances then alive.
-* Storage: every :class:`~simulator.model.chiles.DataObject` is integrated over the
+* Storage: every :class:`~simulator.model.built.DataObject` is integrated over the
   time it actually sits in its tier (GB-months, 730-hour month); provisioned IOPS
   are charged per IOPS-month for the life of each block volume.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from simulator.graph import RunResult
 
-from .chiles import BuiltGraph
+from .built import BuiltGraph
 from .specs import ScenarioSpec
 from .spot import spot_market
 

@@ -36,8 +36,10 @@ from .catalogue import Observation
 from .chiles import chiles_demands, default_placements
 from .simulate import build, simulate
 from .specs import PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
+from .stages import GENERAL_TEMPLATES, default_placement
+from .sub_pipeline import Scale, chain, sub_pipeline
 
-__all__ = ["FittedParameter", "FIT_INVERT_CPU", "fit_invert_cpu", "work_unit_scenario", "work_unit_time", "work_unit_staging_time",
+__all__ = ["FittedParameter", "FIT_INVERT_CPU", "fit_invert_cpu", "invert_cpu_demands", "work_unit", "work_unit_scenario", "work_unit_time", "work_unit_staging_time",
            "invert_time_for_days",
            "with_parameters", "work_unit_spread", "fit_storage_cv", "Demand", "Prediction", "FitResult",
            "FITTABLE_STAGE_FIELDS", "QUANTITIES", "split_instance_time", "demand_value", "with_demands", "simulated_quantity", "scenario_predictor", "fit_demands"]
@@ -253,15 +255,21 @@ def fit_demands(workload: WorkloadSpec, demands: list[Demand], observations: lis
     return FitResult(fitted, predictions, int(sol.nfev), float(sol.cost), at_bound)
 
 
-def work_unit_scenario(platform: PlatformSpec, workload: WorkloadSpec, stage: str) -> ScenarioSpec:
+def work_unit_scenario(platform: PlatformSpec, workload: WorkloadSpec, stage: str, *, days: int | None = None,
+                       channels: float = 1.0) -> ScenarioSpec:
     """One SPLIT or INVERT work-unit alone on ``platform``, as in the paper's tests (§6.1, §6.2).
 
     Cloud: the stage's default instance type, one instance, no boot time; SPLIT reads
     from general-purpose block storage (the §6.1 test), INVERT stages from the object
     store (§6.2).  Cluster/HPC: one node of the compute partition on the first shared
-    tier, no queue wait."""
+    tier, no queue wait.  For a workload of the general model the scenario's workload is
+    the work-unit itself (:func:`work_unit`); ``days`` and ``channels`` size the INVERT one."""
+    general = workload.template in GENERAL_TEMPLATES
     if platform.is_cloud:
-        base = {p.stage: p for p in default_placements(platform, workload)}[stage]
+        if general:
+            base = default_placement(ScenarioSpec(platform=platform, workload=workload), stage)
+        else:
+            base = {p.stage: p for p in default_placements(platform, workload)}[stage]
         if stage == "split":
             gp = platform.storage_tier(kind="block_gp").name
             pl = replace(base, nodes=1, storage_in=gp, storage_out=gp, subbands_per_task=None)
@@ -274,14 +282,48 @@ def work_unit_scenario(platform: PlatformSpec, workload: WorkloadSpec, stage: st
         pls = tuple(StagePlacement(s, None, 1, t, t, "none", "static") for s in ("split", "invert"))
         queue = replace(platform.scheduler.queue_wait, model="none")
         platform = replace(platform, scheduler=replace(platform.scheduler, queue_wait=queue))
+    if general:
+        workload = work_unit(workload, stage, days=days, channels=channels)
+        pls = tuple(pl for pl in pls if pl.stage == stage)
     return ScenarioSpec(platform=platform, workload=workload, placements=pls, include_copy=False,
                         label=f"single {stage}")
 
 
+def work_unit(workload: WorkloadSpec, stage: str, *, days: int | None = None, channels: float = 1.0) -> WorkloadSpec:
+    """The single SPLIT or INVERT work-unit of a workload of the general model, as a sub-pipeline of it
+    (:func:`simulator.model.sub_pipeline.sub_pipeline`).
+
+    SPLIT: one task of the split stage at its reference size (the §6.1 day), one sub-band.  INVERT: one task of
+    the invert stage, whose record images every one of the workload's ``n_days`` days, for ``days`` days
+    (default ``invert_reference_days``, the §6.2 test) of ``channels`` times its channels (§7): its CPU scaled by
+    (days / n_days) ** ``invert_time_visibility_exponent`` x channels ** ``invert_time_channel_exponent``, its
+    input by days / n_days x channels, its random operations and image by channels."""
+    if stage == "split":
+        return sub_pipeline(workload, ("split",))
+    n = int(workload.param("invert_reference_days")) if days is None else int(days)
+    vis = (n / float(workload.param("n_days"))) ** float(workload.param("invert_time_visibility_exponent", 0.5))
+    ch = float(channels)
+    cpu = vis * ch ** float(workload.param("invert_time_channel_exponent", 1.0))
+    return sub_pipeline(workload, ("invert",), scale={"invert": Scale(
+        cpu=cpu, input_reads=n / float(workload.param("n_days")) * ch, ops=ch, output_writes=ch)})
+
+
+def _unit_run(platform: PlatformSpec, workload: WorkloadSpec, stage: str, *, days: int | None = None,
+              channels: float = 1.0) -> tuple[ScenarioSpec, dict]:
+    """The work-unit's scenario and what :func:`simulate` or :func:`build` takes with it."""
+    if workload.template in GENERAL_TEMPLATES:
+        return work_unit_scenario(platform, workload, stage, days=days, channels=channels), {}
+    kwargs = {"stages": (stage,), "subbands": 1, **_work_unit_kwargs(workload, stage, days)}
+    if channels == 1.0:
+        return work_unit_scenario(platform, workload, stage), kwargs
+    wide = with_parameters(workload, subband_width=channels * float(workload.param("subband_width")))
+    return work_unit_scenario(platform, wide, stage), {**kwargs, "demands": chiles_demands(workload)}
+
+
 def work_unit_time(platform: PlatformSpec, workload: WorkloadSpec, stage: str, *, seed: int = 0):
     """The simulated task of one work-unit (see :func:`work_unit_scenario`): (seconds, bound_by)."""
-    r = simulate(work_unit_scenario(platform, workload, stage), seed=seed, stages=(stage,), subbands=1,
-                 vary_storage=False, record_utilisation=False, **_work_unit_kwargs(workload, stage))
+    sc, kwargs = _unit_run(platform, workload, stage)
+    r = simulate(sc, seed=seed, vary_storage=False, record_utilisation=False, **kwargs)
     t = r.tasks[0]
     return t.end_s - t.start_s, t.bound_by
 
@@ -299,11 +341,8 @@ def invert_time_for_days(platform: PlatformSpec, workload: WorkloadSpec, days: i
     """Seconds of the single INVERT work-unit (:func:`work_unit_scenario`) imaging ``days`` mean-size days of one
     sub-band ``channels`` times as wide (same channel width), as the paper's §7 tests varied the days and the
     channels imaged; the demands stay those of ``workload``'s reference work-unit."""
-    demands = chiles_demands(workload)
-    wide = with_parameters(workload, subband_width=channels * float(workload.param("subband_width")))
-    r = simulate(work_unit_scenario(platform, wide, "invert"), seed=seed, stages=("invert",), subbands=1,
-                 demands=demands, vary_storage=False, record_utilisation=False,
-                 **_work_unit_kwargs(workload, "invert", days))
+    sc, kwargs = _unit_run(platform, workload, "invert", days=days, channels=channels)
+    r = simulate(sc, seed=seed, vary_storage=False, record_utilisation=False, **kwargs)
     return r.tasks[0].end_s - r.tasks[0].start_s
 
 
@@ -314,13 +353,22 @@ def split_instance_time(platform: PlatformSpec, workload: WorkloadSpec, day_byte
     sub-bands); ``None`` off the cloud.  No boot time, as the single work-units."""
     if not platform.is_cloud:
         return None
-    base = {p.stage: p for p in default_placements(platform, workload)}["split"]
-    subbands = int(base.subbands_per_task or 1)
     quick = replace(platform, node_types=tuple(replace(n, boot_seconds=0.0) for n in platform.node_types))
-    scenario = ScenarioSpec(platform=quick, workload=workload, placements=(replace(base, nodes=1),),
-                            include_copy=False, label="one split instance")
-    r = simulate(scenario, seed=seed, stages=("split",), subbands=subbands, days=[float(day_bytes)],
-                 vary_storage=False, record_utilisation=False)
+    if workload.template in GENERAL_TEMPLATES:  # one task of the stage, its demands scaled to the day and sub-bands
+        base = default_placement(ScenarioSpec(platform=platform, workload=workload), "split")
+        subbands = int(base.subbands_per_task or 1)
+        f = float(day_bytes) / float(workload.param("reference_day_size")) * subbands
+        unit = sub_pipeline(workload, ("split",), scale={"split": Scale(cpu=f, input_reads=f, ops=f, output_writes=f)})
+        scenario = ScenarioSpec(platform=quick, workload=unit, placements=(replace(base, nodes=1,
+                                subbands_per_task=None),), include_copy=False, label="one split instance")
+        r = simulate(scenario, seed=seed, vary_storage=False, record_utilisation=False)
+    else:
+        base = {p.stage: p for p in default_placements(platform, workload)}["split"]
+        subbands = int(base.subbands_per_task or 1)
+        scenario = ScenarioSpec(platform=quick, workload=workload, placements=(replace(base, nodes=1),),
+                                include_copy=False, label="one split instance")
+        r = simulate(scenario, seed=seed, stages=("split",), subbands=subbands, days=[float(day_bytes)],
+                     vary_storage=False, record_utilisation=False)
     t = r.tasks[0]
     return t.end_s - t.start_s, t.bound_by, subbands
 
@@ -332,8 +380,8 @@ def work_unit_staging_time(platform: PlatformSpec, workload: WorkloadSpec, stage
                            seed: int = 0) -> float | None:
     """Seconds the single work-unit spent copying between the object store and its instance disk (its stage-in and
     stage-out phases, as the runner timed them), ``None`` when it stages nothing on ``platform``."""
-    built = build(work_unit_scenario(platform, workload, stage), rng=random.Random(seed), stages=(stage,),
-                  subbands=1, **_work_unit_kwargs(workload, stage))
+    sc, kwargs = _unit_run(platform, workload, stage)
+    built = build(sc, rng=random.Random(seed), **kwargs)
     if not any(f.label in STAGING_LABELS for t in built.graph.tasks for ph in t.phases for f in ph.flows):
         return None
     result = run(built.graph, record_utilisation=False,
@@ -341,9 +389,24 @@ def work_unit_staging_time(platform: PlatformSpec, workload: WorkloadSpec, stage
     return float(result.flow_seconds["staging"][0])
 
 
+def invert_cpu_demands(workload: WorkloadSpec) -> list[Demand]:
+    """The INVERT CPU split a fit solves for: the ``invert_cpu_serial`` and ``invert_cpu_parallel`` parameters of
+    the CHILES builder's record or, for a workload of the general model, the CPU of the phases of the invert task
+    run on one thread and on more (``<stage>.cpu_seconds``)."""
+    if workload.template not in GENERAL_TEMPLATES:
+        return [Demand("invert_cpu_serial"), Demand("invert_cpu_parallel")]
+    cpu = [st for st in chain(workload, "invert") if st.cpu_seconds > 0]
+    serial = [st for st in cpu if st.usable_threads == 1]
+    parallel = [st for st in cpu if st.usable_threads > 1]
+    if len(serial) != 1 or len(parallel) != 1:
+        raise ValueError(f"workload {workload.slug!r}: the INVERT CPU split needs one phase of the invert task on "
+                         f"one thread and one on more; found {len(serial)} and {len(parallel)}")
+    return [Demand(f"{serial[0].name}.cpu_seconds"), Demand(f"{parallel[0].name}.cpu_seconds")]
+
+
 def fit_invert_cpu(platforms: dict[str, PlatformSpec], workload: WorkloadSpec,
                    observations: list[Observation]) -> list[FittedParameter]:
-    """``invert_cpu_serial`` and ``invert_cpu_parallel`` reproducing the observations marked ``invert_cpu``.
+    """The INVERT CPU split (:func:`invert_cpu_demands`) reproducing the observations marked ``invert_cpu``.
 
     Raises ``ValueError`` when fewer than two usable observations are marked or the
     system cannot be solved (e.g. both marked runs use the same number of threads)."""
@@ -357,8 +420,8 @@ def fit_invert_cpu(platforms: dict[str, PlatformSpec], workload: WorkloadSpec,
         raise ValueError(f"fitting the INVERT CPU split needs two single INVERT times marked fit={FIT_INVERT_CPU!r}; "
                          f"found {len(marked)}")
 
-    demands = [Demand("invert_cpu_serial"), Demand("invert_cpu_parallel")]
-    if any(workload.param(d.name) is None for d in demands):
+    demands = invert_cpu_demands(workload)
+    if any(d.stage_field is None and workload.param(d.name) is None for d in demands):
         workload = with_parameters(workload, **{d.name: float(workload.param(d.name, 1000.0)) for d in demands})
 
     def predict(w: WorkloadSpec, o: Observation) -> float:
@@ -377,9 +440,13 @@ def fit_invert_cpu(platforms: dict[str, PlatformSpec], workload: WorkloadSpec,
               f"simulated on each observation's platform with everything else from the catalogue (staging, creation, "
               f"random writes, core speed, usable threads); serial and parallel core-seconds solved so the simulated "
               f"times equal the observed ones (least squares over {len(keys)} observations)")
+    if workload.template in GENERAL_TEMPLATES:
+        days, ref = int(workload.param("n_days")), int(workload.param("invert_reference_days"))
+        method += (f"; the values are the invert task's over all n_days ({days}) days, which the work-unit scales "
+                   f"to its {ref} (seed 000 §7: x (days / n_days)^invert_time_visibility_exponent)")
     sources = "; ".join(f"{o.key} = {o.value:g} s ({o.where})" for o in marked)
-    return [FittedParameter("invert_cpu_serial", x[0], "s", method, sources, keys),
-            FittedParameter("invert_cpu_parallel", x[1], "s", method, sources, keys)]
+    return [FittedParameter(demands[0].name, x[0], "s", method, sources, keys),
+            FittedParameter(demands[1].name, x[1], "s", method, sources, keys)]
 
 
 def work_unit_spread(platform: PlatformSpec, workload: WorkloadSpec, stage: str, cv: float, tier: str, *,
@@ -391,14 +458,10 @@ def work_unit_spread(platform: PlatformSpec, workload: WorkloadSpec, stage: str,
     from .simulate import replication_seed
 
     tiers = tuple(replace(t, performance_cv=cv) if t.name == tier else t for t in platform.storage)
-    sc = work_unit_scenario(replace(platform, storage=tiers), workload, stage)
-    w = workload
-    days = ([float(w.param("reference_day_size"))] if stage == "split"
-            else [float(w.param("day_size_mean"))] * int(w.param("invert_reference_days")))
+    sc, kwargs = _unit_run(replace(platform, storage=tiers), workload, stage)
     xs = []
     for i in range(replications):
-        t = simulate(sc, seed=replication_seed(seed, i), stages=(stage,), subbands=1, record_utilisation=False,
-                     days=days).tasks[0]
+        t = simulate(sc, seed=replication_seed(seed, i), record_utilisation=False, **kwargs).tasks[0]
         xs.append(t.end_s - t.start_s)
     return statistics.fmean(xs), statistics.stdev(xs)
 

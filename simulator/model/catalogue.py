@@ -260,7 +260,8 @@ _STAGE_KEYS = {
 }
 
 
-_TEXT_STAGE_KEYS = ("tasks_per", "dependency", "size_distribution", "work_items", "link")
+_TEXT_STAGE_KEYS = ("tasks_per", "dependency", "size_distribution", "work_items", "link", "batch_policy", "cloud_policy",
+                    "cloud_pricing")
 
 
 def _role_io(f: dict[str, Any]) -> tuple[RoleIO, ...]:
@@ -287,7 +288,7 @@ def stage_from_dict(s: dict[str, Any]) -> StageSpec:
         if v is not None and not isinstance(v, str):
             kwargs[dst] = float(v)
     for key, cast in (("usable_threads", int), ("group_size", int), ("reference_speed", float),
-                      ("size_sigma", float)):
+                      ("size_sigma", float), ("cloud_instances", int), ("cloud_items_per_task", int)):
         v = fact_value(f, key)
         if v is not None:
             kwargs[key] = cast(v)
@@ -296,7 +297,8 @@ def stage_from_dict(s: dict[str, Any]) -> StageSpec:
         if v:
             kwargs[key] = str(v)
     for key, dst in (("max_read_rate", "max_read_bytes_per_s"), ("size_mean", "size_mean"), ("size_min", "size_min"),
-                     ("size_max", "size_max"), ("size_reference", "size_reference")):
+                     ("size_max", "size_max"), ("size_reference", "size_reference"),
+                     ("cloud_launch_interval", "cloud_launch_interval_s")):
         v = fact_value(f, key)
         if v is not None:
             kwargs[dst] = float(v)

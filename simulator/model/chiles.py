@@ -24,27 +24,24 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from simulator.graph import Phase, PoolSpec, ResourceSpec, Task, TaskGraph
 
+from .built import BuiltGraph, DataObject, PoolInfo, WaitDraw
 from .placement import effective_threads, make_pool, nic_resource, tier_access, tier_resources, wan_resource
 from .queue import sample_queue_wait
 from .sizes import spread_sizes
 from .specs import PlatformSpec, ScenarioSpec, StagePlacement, StorageSpec, WorkloadSpec
+from .stage_defaults import MAX_INSTANCES_UNDER_CEILING, stage_node_type
 
 __all__ = [
     "ChilesDemands",
     "chiles_demands",
-    "DataObject",
-    "PoolInfo",
-    "BuiltGraph",
-    "WaitDraw",
     "day_sizes",
     "n_subbands",
     "n_concat_groups",
     "default_placements",
-    "stage_node_type",
     "build_chiles",
     "STAGES",
 ]
@@ -78,59 +75,6 @@ class ChilesDemands:
     # CONCAT, per group
     concat_create_s: float
     concat_peak_memory_bytes: float
-
-
-@dataclass(frozen=True)
-class DataObject:
-    """Bytes held in a storage tier, for GB-month billing.
-
-    Held from the start (``at_start=True``) or end of task ``created_by`` until the end
-    of task ``deleted_by`` (``None``: until the end of the run plus retention)."""
-
-    tier: str
-    bytes: float
-    created_by: int
-    deleted_by: int | None = None
-    at_start: bool = False
-    label: str = ""
-
-
-@dataclass(frozen=True)
-class PoolInfo:
-    """What billing needs to know about a pool."""
-
-    pool: str
-    stage: str
-    node_type: str
-    pricing: str  # on_demand | spot | node_hour | none
-    billable: bool = True
-
-
-@dataclass(frozen=True)
-class BuiltGraph:
-    graph: TaskGraph
-    data_objects: tuple[DataObject, ...]
-    pools: tuple[PoolInfo, ...]
-    queue_wait_s: float
-    notes: tuple[str, ...] = ()
-    #: task id -> (stage, work description) for reports
-    task_labels: dict[int, str] = field(default_factory=dict)
-    #: the queue waits the build drew, in order, so that a model built once can draw them again for another seed
-    #: (:func:`simulator.model.simulate.prepare`); ``None`` when the builder does not record them
-    wait_draws: tuple[WaitDraw, ...] | None = None
-
-
-@dataclass(frozen=True)
-class WaitDraw:
-    """One queue wait of a build: pool ``pool`` waits ``fixed_s`` (the placement's own wait) or, when that is
-    ``None``, a wait drawn from the scheduler's distribution; ``allocation``: the wait of the one allocation every
-    batch stage shares (it is the run's wait), else one stage's (the run waits for the longest).  The pool starts
-    ``extra_s`` after its wait (the scheduler dispatching its job), which is not part of the run's wait."""
-
-    pool: str
-    fixed_s: float | None
-    allocation: bool
-    extra_s: float = 0.0
 
 
 # --------------------------------------------------------------------------------------- sizes
@@ -234,20 +178,6 @@ def chiles_demands(workload: WorkloadSpec) -> ChilesDemands:
 
 
 # ----------------------------------------------------------------------------------- placements
-#: upper bound on concurrent instances of one stage when the spot price does not rise (an engine
-#: bound, not a fact: any realistic ceiling is reached long before it)
-MAX_CLOUD_INSTANCES_PER_STAGE = 1000
-
-
-def stage_node_type(platform: PlatformSpec, stage: str) -> str:
-    """The node type a cloud platform uses for ``stage``: the one whose ``default_stage`` fact names
-    it (seed 000 Table 2: "used for"), else the platform's default type."""
-    for nt in platform.node_types:
-        if nt.default_stage == stage:
-            return nt.name
-    return platform.node_type().name
-
-
 def _cloud_param(workload: WorkloadSpec, name: str) -> float:
     value = workload.param(name)
     if value is None:
@@ -275,7 +205,7 @@ def default_placements(platform: PlatformSpec, workload: WorkloadSpec, *,
         inv = platform.node_type(stage_node_type(platform, "invert"))
         ratio = spot_ceiling_ratio or _cloud_param(workload, "spot_price_ceiling_ratio")
         if inv.spot_aud_per_hour:
-            n_inv = max_concurrent_under_ceiling(spot_market(inv), ratio, limit=MAX_CLOUD_INSTANCES_PER_STAGE)
+            n_inv = max_concurrent_under_ceiling(spot_market(inv), ratio, limit=MAX_INSTANCES_UNDER_CEILING)
         else:
             n_inv = int(_cloud_param(workload, "cloud_invert_instances"))
         return (

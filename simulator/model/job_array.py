@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from .chiles import BuiltGraph
+from .built import BuiltGraph
 from .specs import ScenarioSpec
 from .stages import build_stages
 

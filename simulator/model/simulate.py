@@ -23,7 +23,8 @@ from simulator.runner import run
 
 from .achieved import AchievedIO, achieved_io, io_amounts, io_timer
 from .billing import Bill, CostLine, bill, gb_months, storage_intervals
-from .chiles import STAGES, BuiltGraph, ChilesDemands, build_chiles, chiles_demands
+from .built import BuiltGraph
+from .chiles import STAGES, ChilesDemands, build_chiles, chiles_demands
 from .placement import share_node_cores
 from .queue import sample_queue_wait
 from .specs import ScenarioSpec

@@ -268,6 +268,18 @@ class StageSpec:
     #: ``wan``: the stage brings its data in over the platform's WAN link (its writes cross the link; on a cluster
     #: or HPC centre it runs on the centre's data-transfer node); "" for none
     link: str = ""
+    #: where the stage runs when a scenario does not place it (:mod:`simulator.model.stage_defaults`): on a cluster
+    #: or HPC centre ``batch_policy`` (``static``: one allocation on the platform's node limit, task i on node
+    #: i mod nodes); on the cloud ``cloud_policy`` (``elastic``: one instance per task, at most ``cloud_instances``
+    #: at once; ``dynamic``: ``cloud_instances`` instances kept for the stage) on the node type whose
+    #: ``default_stage`` names the stage, ``cloud_items_per_task`` work items per task, ``cloud_launch_interval_s``
+    #: between launches and ``cloud_pricing``; "" / None: the general default
+    batch_policy: str = ""
+    cloud_policy: str = ""
+    cloud_instances: int | None = None
+    cloud_items_per_task: int | None = None
+    cloud_launch_interval_s: float = 0.0
+    cloud_pricing: str = ""
 
     def role_io(self) -> tuple[RoleIO, ...]:
         """Per-role demands of one task: ``io``, or the legacy fields expressed as roles."""

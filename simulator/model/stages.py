@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from simulator.graph import Flow, Phase, Task, TaskGraph
 
-from .chiles import BuiltGraph, DataObject, PoolInfo, WaitDraw
+from .built import BuiltGraph, DataObject, PoolInfo, WaitDraw
 from .placement import (
     effective_threads,
     make_pool,
@@ -52,6 +52,7 @@ from .specs import (
     StorageSpec,
     WorkloadSpec,
 )
+from .stage_defaults import fact_placement, placement_fact_errors
 
 __all__ = [
     "GENERAL_TEMPLATES",
@@ -193,10 +194,14 @@ def _spread_factors(st: StageSpec, n: int) -> list[float]:
 
 
 def default_placement(scenario: ScenarioSpec, stage: str) -> StagePlacement:
-    """Where a stage runs when the scenario does not say: the platform's compute partition (the first
-    type on the cloud), as many nodes as the workload has tasks up to the type's count (or the
+    """Where a stage runs when the scenario does not say: what the stage's own placement facts say
+    (:func:`simulator.model.stage_defaults.fact_placement`), else the platform's compute partition (the
+    first type on the cloud), as many nodes as the workload has tasks up to the type's count (or the
     platform's node limit), one pool shared by every stage, tasks onto any free slot."""
     p, w = scenario.platform, as_general(scenario.workload)
+    own = fact_placement(p, w, stage, spot_ceiling_ratio=scenario.spot_price_ceiling_ratio)
+    if own is not None:
+        return own
     nt = p.node_type()
     total = sum(task_count(s, w) for s in w.stages) or 1
     limit = nt.count or p.max_nodes or total
@@ -506,6 +511,13 @@ def build_stages(scenario: ScenarioSpec, *, rng: random.Random | None = None) ->
     if not w.stages:
         raise ValueError(f"workload {w.slug!r} has no stages")
     upstream = {st.name: st.depends_on for st in w.stages}
+    # the stages' own placements, from the whole workload (a stage reads where its upstream writes, even left out)
+    placed_by = {pl.stage for pl in scenario.placements}
+    own = tuple(pl for st in w.stages if st.dependency != "continues" and st.name not in placed_by
+                and (pl := fact_placement(scenario.platform, w, st.name,
+                                          spot_ceiling_ratio=scenario.spot_price_ceiling_ratio)) is not None)
+    if own:
+        scenario = replace(scenario, placements=scenario.placements + own)
     there: dict[str, list[float]] = {}  # a stage over a link left out -> the bytes each of its tasks would bring
     if not scenario.include_copy:  # the data is already there: leave out the stages bringing it over a link
         for st in w.stages:
@@ -604,6 +616,7 @@ def check_workload(workload: WorkloadSpec) -> list[tuple[str, str]]:
         cap = st.max_read_bytes_per_s
         if cap is not None and (not math.isfinite(cap) or cap <= 0):
             errors.append((f"{at}.max_read_rate", "must be a positive rate (e.g. 100 MB/s)"))
+        errors += [(f"{at}.{field}", why) for field, why in placement_fact_errors(st)]
         if st.name in counts:
             try:
                 size_factors(st, counts[st.name], 0)

@@ -19,19 +19,20 @@ from dataclasses import dataclass, replace
 
 from .calibration import (
     FIT_INVERT_CPU,
+    Demand,
     fit_invert_cpu,
     invert_time_for_days,
     split_instance_time,
-    with_parameters,
+    with_demands,
     work_unit_scenario,
     work_unit_staging_time,
     work_unit_time,
 )
 from .catalogue import Observation
-from .chiles import STAGES, StagePlacement, chiles_demands
 from .queue import queue_wait_quantile
 from .simulate import SimulationResult, simulate
-from .specs import PlatformSpec, ScenarioSpec, WorkloadSpec
+from .specs import PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
+from .sub_pipeline import chain_cpu_seconds
 
 __all__ = [
     "ValidationRow",
@@ -113,21 +114,24 @@ def epoch_scenario(platform: PlatformSpec, workload: WorkloadSpec) -> ScenarioSp
                                                                     f"{platform.name}")
 
 
-def _all_stages(platform: PlatformSpec, nodes: int) -> tuple[StagePlacement, ...]:
+def _all_stages(platform: PlatformSpec, workload: WorkloadSpec, nodes: int) -> tuple[StagePlacement, ...]:
+    """Every stage the scenario places (those continuing another run in its tasks) statically on ``nodes`` nodes of
+    the compute partition and the platform's first tier."""
     t = platform.storage[0].name
-    return tuple(StagePlacement(s, None, nodes, t, t, "none", "static") for s in STAGES)
+    return tuple(StagePlacement(s.name, None, nodes, t, t, "none", "static") for s in workload.stages
+                 if s.dependency != "continues")
 
 
 def sequential_scenario(platform: PlatformSpec, workload: WorkloadSpec) -> ScenarioSpec:
     """Every work-unit one after another on one node of the compute partition, data already there."""
-    return ScenarioSpec(platform=platform, workload=workload, placements=_all_stages(platform, 1),
+    return ScenarioSpec(platform=platform, workload=workload, placements=_all_stages(platform, workload, 1),
                         include_copy=False, label="sequential")
 
 
 def parallel_scenario(platform: PlatformSpec, workload: WorkloadSpec) -> ScenarioSpec:
     """The same on every node the platform offers (``max_nodes``, else the partition's count)."""
     nodes = platform.max_nodes or platform.node_type().count or 1
-    return ScenarioSpec(platform=platform, workload=workload, placements=_all_stages(platform, nodes),
+    return ScenarioSpec(platform=platform, workload=workload, placements=_all_stages(platform, workload, nodes),
                         include_copy=False, label=f"parallel ({nodes} nodes)")
 
 
@@ -143,7 +147,8 @@ def leave_one_platform_out(platforms: dict[str, PlatformSpec], workload: Workloa
         fitted = fit_invert_cpu(platforms, workload, others)
     except ValueError:
         return None
-    return with_parameters(workload, **{f.name: f.value for f in fitted}), frozenset(fitted[0].observations)
+    return (with_demands(workload, [Demand(f.name) for f in fitted], [f.value for f in fitted]),
+            frozenset(fitted[0].observations))
 
 
 def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observations: list[Observation], *,
@@ -155,7 +160,8 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
     an input (the queue wait's median)."""
     fitted_from = frozenset(fitted_from)
     obs = [o for o in observations if not o.workload or o.workload == workload.slug]
-    demands = chiles_demands(workload)
+    split_day = float(workload.param("reference_day_size"))
+    invert_days = int(workload.param("invert_reference_days"))
     rows: list[ValidationRow] = []
     epochs: dict[str, SimulationResult] = {}
     plan = (_platforms_with(obs, "split_single_time", platforms) + _platforms_with(obs, "invert_single_time", platforms)
@@ -175,13 +181,13 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
         seconds, bound = work_unit_time(p, workload, "split", seed=seed)
         split_seconds[slug] = seconds
         rows.append(_row(_find(obs, "split_single_time", slug), "split_single_time", seconds, "s", "single",
-                         f"{demands.split_ref_day_bytes / 1e9:.0f} GB day, one sub-band; bound by {bound}",
+                         f"{split_day / 1e9:.0f} GB day, one sub-band; bound by {bound}",
                          explanation_if_missed=_split_why(p, workload), fitted_from=fitted_from))
         use = _find(obs, "split_cpu_use", slug)
         if use is not None and use.value < 1.0:
             sc = work_unit_scenario(p, workload, "split")
             speed = sc.platform.node_type(sc.placements[0].node_type).core_speed or 1.0
-            cpu = demands.split_regrid_cpu_seconds / speed / max(seconds, 1e-9)
+            cpu = chain_cpu_seconds(workload, "split") / speed / max(seconds, 1e-9)
             rows.append(ValidationRow(
                 "split_cpu_use", slug, float(use.value), cpu, "fraction of one core",
                 (cpu - use.value) / use.value * 100.0, "qualitative: < 1 (I/O-starved)", cpu < 1.0, use.key in fitted_from,
@@ -213,7 +219,7 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
                    "count), so the catalogue's fit is used")
         seconds, bound = work_unit_time(platforms[slug], w, "invert", seed=seed)
         rows.append(_row(o, "invert_single_time", seconds, "s", "single",
-                         f"{demands.invert_ref_days} days x one sub-band (mean-size days); bound by {bound}; {how}",
+                         f"{invert_days} days x one sub-band (mean-size days); bound by {bound}; {how}",
                          explanation_if_missed="predicted from the INVERT CPU split fitted to the other platforms; "
                                                "this platform's observation is not an input of that fit",
                          fitted_from=frozenset(used)))
@@ -223,7 +229,7 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
     rows += _capital_rows(platforms, obs)
     for slug in _platforms_with(obs, "epoch_run_time", platforms):
         p = platforms[slug]
-        r = simulate(epoch_scenario(p, workload), seed=seed, demands=demands, record_utilisation=False)
+        r = simulate(epoch_scenario(p, workload), seed=seed, record_utilisation=False)
         epochs[slug] = r
         tick()
         rows.append(_row(_find(obs, "epoch_run_time", slug), "epoch_run_time", r.run_time_s / HOUR, "h", "epoch",
@@ -289,14 +295,14 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
                              explanation_if_missed="the object-store price is an assumption", fitted_from=fitted_from))
     for slug in _platforms_with(obs, "sequential_estimate", platforms):
         p = platforms[slug]
-        seq = simulate(sequential_scenario(p, workload), seed=seed, demands=demands, record_utilisation=False)
+        seq = simulate(sequential_scenario(p, workload), seed=seed, record_utilisation=False)
         tick()
         rows.append(_row(_find(obs, "sequential_estimate", slug), "sequential_estimate", seq.run_time_s / HOUR, "h",
                          "epoch", f"one node, every work-unit one after another on {p.storage[0].name}",
                          explanation_if_missed="the published figure is itself an estimate", scale=HOUR,
                          fitted_from=fitted_from))
         par_sc = parallel_scenario(p, workload)
-        par = simulate(par_sc, seed=seed, demands=demands, record_utilisation=False)
+        par = simulate(par_sc, seed=seed, record_utilisation=False)
         tick()
         ratio = par.run_time_s / seq.run_time_s
         tier = p.storage[0]

@@ -1,10 +1,13 @@
 """``fit_model`` with demands: any workload's stage demand fitted to its observed runs marked for fitting, stored
 with provenance "fitted"; nothing saved when the fit cannot be made."""
 
+import json
+
 import pytest
 
 from apps.platforms.models import Platform
-from apps.scenarios.validation import fit_model
+from apps.scenarios.validation import fit_model, write_fitted_to_fixtures
+from apps.workloads.files import import_workloads
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.calibration import Demand
 
@@ -43,3 +46,29 @@ def test_it_saves_nothing_when_the_fit_cannot_be_made(catalogue):
     with pytest.raises(ValueError, match="name the demands to fit"):
         fit_model("sdp-predict-p3")
     assert float(w.stages.get(name="compute").cpu_seconds) == before
+
+
+def test_the_invert_cpu_split_of_the_general_chiles_record_refits_to_its_stored_values(catalogue, settings, tmp_path):
+    """With no demands named, a workload with observations marked ``invert_cpu`` gets the INVERT CPU split fitted:
+    on the general form, its invert task's serial and parallel phases (over all its days), stored in the stages'
+    facts in the database and, with ``--write-fixtures``, in the catalogue file."""
+    record = settings.BASE_DIR / "fixtures" / "workloads" / "chiles-epoch1-stages.json"
+    import_workloads(record)
+    w = Workload.objects.get(slug="chiles-epoch1-stages")
+    for o in ReferenceObservation.objects.filter(workload__slug="chiles-epoch1", quantity="invert_single_time"):
+        o.pk, o.key, o.workload = None, f"{o.key}.stages", w
+        o.save()
+    before = {st.name: float(st.cpu_seconds) for st in w.stages.filter(name__startswith="invert_grid")}
+    fitted = fit_model("chiles-epoch1-stages")
+    assert [f.name for f in fitted] == ["invert_grid_serial.cpu_seconds", "invert_grid_parallel.cpu_seconds"]
+    assert {f.observations for f in fitted} == {("invert_single_time.aws-sydney.stages",
+                                                 "invert_single_time.magnus.stages")}
+    for st in Workload.objects.get(slug="chiles-epoch1-stages").stages.filter(name__startswith="invert_grid"):
+        assert float(st.cpu_seconds) == pytest.approx(before[st.name], rel=1e-5)
+        assert st.provenance["cpu_seconds"]["kind"] == "fitted"
+    (tmp_path / "workloads.json").write_text(json.dumps({"workloads": [json.loads(record.read_text())]}))
+    write_fitted_to_fixtures(tmp_path, "chiles-epoch1-stages", fitted)
+    written = {s["name"]: s["facts"] for s in json.loads((tmp_path / "workloads.json").read_text())["workloads"][0][
+        "stages"]}
+    assert written["invert_grid_serial"]["cpu_seconds"]["value"] == fitted[0].value
+    assert written["invert_grid_parallel"]["cpu_seconds"]["source"]["kind"] == "fitted"

@@ -1,5 +1,6 @@
 """Configuration search: space checks, Pareto front, deadline/budget picks, and parallel Celery chunks."""
 
+import json
 import time
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from apps.scoring.logic.search import (
 )
 from apps.scoring.models import ConfigurationSearch, Status
 from apps.scoring.services import cancel_search, create_search, dispatch_search
-from simulator.model.catalogue import load_catalogue
+from simulator.model.catalogue import load_catalogue, workload_from_dict
 from simulator.model.validation import epoch_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +64,15 @@ def test_it_refuses_a_bad_space_naming_the_field(space, message):
     sc = epoch_scenario(platforms["aws-sydney"], workloads["chiles-epoch1"])
     with pytest.raises(SpaceError, match=message):
         validate_space(space, sc.platform, sc.workload)
+
+
+def test_it_refuses_a_stage_that_continues_another_as_it_is_placed_with_it():
+    platforms, _, _ = load_catalogue(ROOT / "fixtures" / "catalogue")
+    general = workload_from_dict(json.loads((ROOT / "fixtures" / "workloads" / "chiles-epoch1-stages.json").read_text()))
+    assert validate_space({"stages": {"invert": {"nodes": [1, 2]}}}, platforms["aws-sydney"], general) == 2
+    with pytest.raises(SpaceError, match=r"space.stages.invert_grid_serial: not a stage .*\(copy, split, invert, "
+                                         r"concat\)"):
+        validate_space({"stages": {"invert_grid_serial": {"nodes": [1]}}}, platforms["aws-sydney"], general)
 
 
 def _wait(search, timeout=120):

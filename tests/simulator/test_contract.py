@@ -28,7 +28,7 @@ from simulator.contract import (
     scenario_spec,
     stage_defaults,
 )
-from simulator.model.catalogue import load_catalogue
+from simulator.model.catalogue import load_catalogue, workload_from_dict
 from simulator.model.simulate import build
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "fixtures" / "catalogue"
@@ -272,3 +272,17 @@ def test_memory_and_the_whole_request_have_their_bounds(catalogue):
     with pytest.raises(ContractError, match="tasks; at most") as refused:
         admit(spec, 10, AdmissionLimits(max_tasks_per_request=tasks * 10 * 2 - 1), platforms=2)
     assert _paths(refused) == ["replications"]
+
+
+@pytest.mark.parametrize("platform", ["pleiades", "magnus", "aws-sydney"])
+def test_the_estimate_of_chiles_as_stages_counts_its_tasks_not_its_phases(catalogue, platform):
+    """The general form of CHILES: a stage continuing another adds phases, not tasks, and SPLIT is chunked by the
+    stage's own cloud_items_per_task when the scenario does not place it: as many tasks as the model builds, plus at
+    most one barrier per stage placed."""
+    platforms, _ = catalogue
+    record = Path(__file__).resolve().parents[2] / "fixtures" / "workloads" / "chiles-epoch1-stages.json"
+    general = workload_from_dict(json.loads(record.read_text()))
+    spec = scenario_spec(RunOptions(), platforms[platform], general)
+    built = len(build(spec).graph.tasks)
+    assert built <= estimate(spec).tasks <= built + 4
+    assert estimate(spec).events >= built * (5 + 1) * 2  # INVERT: five phases

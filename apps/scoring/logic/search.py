@@ -21,7 +21,6 @@ from simulator.contract import (
     parse,
     scenario_spec,
 )
-from simulator.model.chiles import STAGES
 from simulator.model.simulate import simulate
 from simulator.model.specs import PlatformSpec, ScenarioSpec, WorkloadSpec
 
@@ -45,7 +44,8 @@ def validate_space(space: Any, platform: PlatformSpec, workload: WorkloadSpec) -
         parsed = parse(SearchSpace, space)
     except ContractError as exc:
         raise SpaceError(exc.under("space").errors) from None
-    stages = [s.name for s in workload.stages] or list(STAGES)
+    # the stages a scenario places (a stage continuing another runs in that stage's tasks, where it is placed)
+    stages = [s.name for s in workload.stages if s.dependency != "continues"]
     nodes = [n.name for n in platform.node_types]
     tiers = [t.name for t in platform.storage]
     errors = []

@@ -22,7 +22,7 @@ from simulator.model.catalogue import workload_from_dict
 from simulator.model.chiles import default_placements
 from simulator.model.simulate import prepare, simulate
 from simulator.model.specs import ScenarioSpec
-from simulator.model.stages import check_workload
+from simulator.model.stages import check_workload, default_placement
 from simulator.model.validation import parallel_scenario, sequential_scenario
 
 RECORD = Path(__file__).resolve().parents[3] / "fixtures" / "workloads" / "chiles-epoch1-stages.json"
@@ -39,7 +39,8 @@ def general():
 
 def paper_placements(platform, chiles):
     """The CHILES builder's default placements, with the staging it does implicitly (object store -> instance SSD
-    and back) said in the placement, as the general model wants it."""
+    and back) said in the placement, as the general model wants it (the stages form's own placement facts give
+    these: below)."""
     out = []
     for pl in default_placements(platform, chiles):
         tin = platform.storage_tier(pl.storage_in) if pl.storage_in else None
@@ -65,13 +66,19 @@ def _compare(a, b, *, costs=True, tolerance=0.01, exempt=()):
         assert y == pytest.approx(x, rel=tolerance, abs=1e-9), name
 
 
+@pytest.mark.parametrize("platform", ["aws-sydney", "fornax", "magnus", "magnus-phase1", "pleiades", "sdp-p3"])
+def test_the_stages_forms_placement_facts_give_the_papers_placements(platforms, chiles, general, platform):
+    p = platforms[platform]
+    sc = ScenarioSpec(platform=p, workload=general)
+    assert tuple(default_placement(sc, s) for s in ("copy", "split", "invert", "concat")) == paper_placements(p, chiles)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("platform", WITH_WAN)
 def test_the_epoch_as_stages_runs_as_the_chiles_builders(platforms, chiles, general, platform, seed):
     p = platforms[platform]
     a = simulate(ScenarioSpec(platform=p, workload=chiles, seed=seed), record_utilisation=False)
-    b = simulate(ScenarioSpec(platform=p, workload=general, placements=paper_placements(p, chiles), seed=seed),
-                 record_utilisation=False)
+    b = simulate(ScenarioSpec(platform=p, workload=general, seed=seed), record_utilisation=False)
     instance_store = "Instance store (ephemeral SSD)"
     _compare(a, b, exempt=(instance_store,))
     if instance_store in a.gb_months:  # CONCAT's staged cubes, counted by the general model only
@@ -88,8 +95,7 @@ def test_the_epoch_as_stages_runs_as_the_chiles_builders(platforms, chiles, gene
 def test_the_epochs_run_options_act_on_both_forms_alike(platforms, chiles, general, platform, options):
     p = platforms[platform]
     a = simulate(ScenarioSpec(platform=p, workload=chiles, seed=2, **options), record_utilisation=False)
-    b = simulate(ScenarioSpec(platform=p, workload=general, placements=paper_placements(p, chiles), seed=2, **options),
-                 record_utilisation=False)
+    b = simulate(ScenarioSpec(platform=p, workload=general, seed=2, **options), record_utilisation=False)
     _compare(a, b, exempt=("Instance store (ephemeral SSD)",))
     assert len(a.notes) == len(b.notes)  # the same spot interruptions
 
@@ -113,7 +119,7 @@ def test_both_refuse_an_epoch_on_a_platform_without_a_wan(platforms, chiles, gen
 @pytest.mark.parametrize("platform", WITH_WAN)
 def test_monte_carlo_replications_of_the_stages_form_reuse_a_prepared_model(platforms, chiles, general, platform):
     p = platforms[platform]
-    sc = ScenarioSpec(platform=p, workload=general, placements=paper_placements(p, chiles))
+    sc = ScenarioSpec(platform=p, workload=general)
     model = prepare(sc)
     assert model.built is not None  # built once: the only draws of the build are the allocation's queue wait
     for seed in (3, 4):

@@ -12,7 +12,7 @@ from simulator.model.billing import (
     gb_months,
     node_hour_cost,
 )
-from simulator.model.chiles import BuiltGraph, DataObject, PoolInfo
+from simulator.model.built import BuiltGraph, DataObject, PoolInfo
 from simulator.model.queue import queue_wait_quantile, sample_queue_wait
 from simulator.model.specs import (
     NodeTypeSpec,

@@ -21,8 +21,8 @@ def _demand(text: str) -> Demand:
 
 class Command(BaseCommand):
     help = ("Fit a workload's demands to its observations marked for fitting and store them in the catalogue "
-            "(provenance: fitted to observations ...). Without --demand: the INVERT CPU split of a CHILES workload, "
-            "from the observations marked fit=invert_cpu.")
+            "(provenance: fitted to observations ...). Without --demand: the INVERT CPU split of a CHILES workload "
+            "(the builder's record or the general model's), from the observations marked fit=invert_cpu.")
 
     def add_arguments(self, parser):
         parser.add_argument("--workload", default=DEFAULT_WORKLOAD)
@@ -35,7 +35,7 @@ class Command(BaseCommand):
     def handle(self, *args, workload, write_fixtures, demand, **options):
         demands = [_demand(d) for d in demand]
         if demands and write_fixtures:
-            raise CommandError("--write-fixtures writes the CHILES INVERT CPU split only; leave out --demand")
+            raise CommandError("--write-fixtures writes the INVERT CPU split only; leave out --demand")
         try:
             fitted = fit_model(workload, demands or None)
         except Workload.DoesNotExist:
