@@ -281,6 +281,30 @@ def _load_entry(name: str, load, entry: object, obj: models.Model) -> models.Mod
     return obj
 
 
+def nul_at(data: object, path: str = "") -> str | None:
+    """The path (``stages[0].name``) of the first key or string in ``data`` holding a NUL character (PostgreSQL's text and JSON
+    columns cannot store one, nor can a query compare with one), else ``None``."""
+    if isinstance(data, str):
+        return (path or "non_field_errors") if "\x00" in data else None
+    if isinstance(data, dict):
+        for key, value in data.items():
+            here = (f"{path}.{key}" if path else str(key)).replace("\x00", "\\x00")
+            if isinstance(key, str) and "\x00" in key:
+                return here
+            found = nul_at(value, here)
+            if found:
+                return found
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            found = nul_at(value, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+NUL_MESSAGE = "contains a NUL character (\\x00), which no text here can hold; remove it"
+
+
 def wanted_slug(entry: dict, default: str) -> str:
     """The slug a new entry asks for: its ``slug``, else its name, made a slug of at most :data:`SLUG_BASE_CHARS`
     characters; ``default`` when neither gives one."""

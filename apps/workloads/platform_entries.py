@@ -16,7 +16,15 @@ from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, require_role
 from apps.platforms.models import Platform
 from apps.platforms.services import require_platform_editor
-from apps.workloads.catalogue import CatalogueError, InvalidEntry, load_platform, merge_changes, wanted_slug
+from apps.workloads.catalogue import (
+    NUL_MESSAGE,
+    CatalogueError,
+    InvalidEntry,
+    load_platform,
+    merge_changes,
+    nul_at,
+    wanted_slug,
+)
 from apps.workloads.files import fact_entries
 
 __all__ = ["InvalidPlatform", "platform_entry", "merge_platform_entry", "create_platform", "replace_platform"]
@@ -64,6 +72,8 @@ def create_platform(entry: object, workspace: Workspace, user=None) -> Platform:
         require_role(user, workspace, Role.EDITOR)
     if not isinstance(entry, dict):
         raise InvalidPlatform("", "expected an object with name, kind, facts, node_types and storage_tiers")
+    if nul_at(entry):
+        raise InvalidPlatform(nul_at(entry), NUL_MESSAGE)
     base = wanted_slug(entry, "platform")
     body = {k: v for k, v in entry.items() if k != "slug"}
     name = body.get("name")
@@ -91,6 +101,8 @@ def replace_platform(platform: Platform, entry: object, user=None) -> Platform:
         require_platform_editor(user, platform)
     elif platform.is_reference:
         raise PermissionDenied("the reference catalogue is edited in the admin only")
+    if nul_at(entry):
+        raise InvalidPlatform(nul_at(entry), NUL_MESSAGE)
     if isinstance(entry, dict) and "slug" in entry and entry["slug"] != platform.slug:
         raise InvalidPlatform("slug", "a platform's slug does not change; copy it to get another")
     body = {k: v for k, v in entry.items() if k != "slug"} if isinstance(entry, dict) else entry

@@ -17,11 +17,13 @@ from django.db import IntegrityError, transaction
 from apps.accounts.models import Workspace
 from apps.accounts.workspaces import Role, get_or_404, require_role, visible
 from apps.workloads.catalogue import (
+    NUL_MESSAGE,
     SLUG_BASE_CHARS,
     CatalogueError,
     InvalidEntry,
     load_workload,
     merge_changes,
+    nul_at,
     wanted_slug,
 )
 from apps.workloads.files import check_schema, file_entries, workload_entry
@@ -113,6 +115,8 @@ def create_workload(entry: object, workspace: Workspace, user=None) -> Workload:
         require_role(user, workspace, Role.EDITOR)
     if not isinstance(entry, dict):
         raise InvalidWorkload("", "expected an object with name, template, parameters and stages")
+    if nul_at(entry):
+        raise InvalidWorkload(nul_at(entry), NUL_MESSAGE)
     base = wanted_slug(entry, "workload")
     body = {k: v for k, v in entry.items() if k != "slug"}
     with transaction.atomic():
@@ -126,6 +130,8 @@ def update_workload(workload: Workload, entry: object, user=None) -> Workload:
         require_workload_editor(user, workload)
     elif workload.is_reference:
         raise PermissionDenied("the reference catalogue is changed by loading fixtures/catalogue only")
+    if nul_at(entry):
+        raise InvalidWorkload(nul_at(entry), NUL_MESSAGE)
     if isinstance(entry, dict) and "slug" in entry and entry["slug"] != workload.slug:
         raise InvalidWorkload("slug", "a workload's slug does not change; copy it to get another")
     body = {k: v for k, v in entry.items() if k != "slug"} if isinstance(entry, dict) else entry

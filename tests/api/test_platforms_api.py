@@ -99,6 +99,8 @@ def test_put_adds_a_node_type(created, api):
     (lambda b: b.update(kind="mainframe"), "", "kind"),
     (lambda b: b.update(node_types="c5"), "node_types", "expected a list"),
     (lambda b: b.update(name="Magnus (Pawsey Cray XC40)"), "name", "the name of another platform"),
+    (lambda b: b.update(name="\x00"), "name", "NUL character"),
+    (lambda b: b["storage_tiers"][1].update(name="ssd\x00"), "storage_tiers[1].name", "NUL character"),
 ])
 def test_a_refused_platform_names_the_value_in_error_and_saves_nothing(api, catalogue, user, change, key, words):
     body = copy.deepcopy(CLOUD)

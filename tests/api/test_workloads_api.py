@@ -87,6 +87,8 @@ def test_a_taken_slug_gets_the_next_free_one(created, api):
     (lambda b: b.update(template="spreadsheet"), "template", "'spreadsheet' is not one of"),
     (lambda b: b.update(stages={"a": 1}), "stages", "is not of type 'array'"),
     (lambda b: b.update(name=""), "name", "non-empty"),
+    (lambda b: b.update(name="\x00"), "name", "NUL character"),
+    (lambda b: b["parameters"].update({"n\x00": b["parameters"]["n_jobs"]}), "parameters.n\\x00", "NUL character"),
 ])
 def test_a_refused_workload_names_the_value_in_error_and_saves_nothing(api, user, change, key, words):
     body = _body()
