@@ -42,6 +42,7 @@ from simulator.model.specs import (
     StagePlacement,
     WorkloadSpec,
 )
+from simulator.model.stage_defaults import MAX_INSTANCES, MAX_ITEMS_PER_TASK, MAX_LAUNCH_INTERVAL_S
 from simulator.model.stages import as_general, default_placement, task_count, work_chunks
 from simulator.model.sub_pipeline import chain
 from simulator.units import CURRENCIES, CURRENCY
@@ -69,10 +70,10 @@ class Limits:
     max_name_chars: int = 200
     max_slug_chars: int = 100
     max_placements: int = 50
-    max_nodes: int = 100_000
+    max_nodes: int = MAX_INSTANCES
     max_slots_per_node: int = 10_000
-    max_subbands_per_task: int = 100_000
-    max_launch_interval_s: float = 1e6  # 11.6 days between launches
+    max_subbands_per_task: int = MAX_ITEMS_PER_TASK
+    max_launch_interval_s: float = MAX_LAUNCH_INTERVAL_S  # 11.6 days between launches
     max_queue_wait_s: float = 3.6e8  # 100,000 hours
     max_retention_s: float = 1e9  # 31.7 years
     #: a workload or platform override (bytes, bytes/s, counts, IOPS): positive and at most this

@@ -27,11 +27,19 @@ from .specs import PlatformSpec, StagePlacement, StageSpec, WorkloadSpec
 from .spot import max_concurrent_under_ceiling, spot_market
 
 __all__ = ["fact_placement", "placement_fact_errors", "stage_node_type", "BATCH_POLICIES", "CLOUD_POLICIES",
-           "CLOUD_PRICING", "MAX_INSTANCES_UNDER_CEILING"]
+           "CLOUD_PRICING", "MAX_INSTANCES", "MAX_INSTANCES_UNDER_CEILING", "MAX_ITEMS_PER_TASK",
+           "MAX_LAUNCH_INTERVAL_S"]
 
 BATCH_POLICIES = ("static", "dynamic")
 CLOUD_POLICIES = ("dynamic", "elastic")
 CLOUD_PRICING = ("on_demand", "spot")
+
+#: the most instances, work items per task and seconds between launches a stage's facts may ask for: the bounds a
+#: scenario's own placement has (``simulator.contract.Limits`` takes them from here), so that a workload's defaults
+#: cannot build a pool no request could
+MAX_INSTANCES = 100_000
+MAX_ITEMS_PER_TASK = 100_000
+MAX_LAUNCH_INTERVAL_S = 1e6
 
 #: upper bound on the instances a spot-price ceiling allows (an engine bound, not a fact: a rising price reaches any
 #: realistic ceiling long before it)
@@ -89,11 +97,12 @@ def placement_fact_errors(st: StageSpec) -> list[tuple[str, str]]:
             errors.append((fact, f"unknown value {value!r}; one of {', '.join(allowed)}"))
     if st.cloud_policy and st.cloud_instances is None:
         errors.append(("cloud_instances", f"cloud_policy {st.cloud_policy!r} needs the number of instances"))
-    for fact, value in (("cloud_instances", st.cloud_instances), ("cloud_items_per_task", st.cloud_items_per_task)):
-        if value is not None and value < 1:
-            errors.append((fact, f"must be at least 1, not {value}"))
-    if st.cloud_launch_interval_s < 0:
-        errors.append(("cloud_launch_interval", "must not be negative"))
+    for fact, value, top in (("cloud_instances", st.cloud_instances, MAX_INSTANCES),
+                             ("cloud_items_per_task", st.cloud_items_per_task, MAX_ITEMS_PER_TASK)):
+        if value is not None and not 1 <= value <= top:
+            errors.append((fact, f"must be from 1 to {top:,}, not {value:g}"))
+    if not 0 <= st.cloud_launch_interval_s <= MAX_LAUNCH_INTERVAL_S:
+        errors.append(("cloud_launch_interval", f"must be from 0 to {MAX_LAUNCH_INTERVAL_S:g} s"))
     return errors
 
 

@@ -111,3 +111,12 @@ def test_the_workload_check_names_a_wrong_placement_fact():
         ("stages[2].facts.cloud_pricing", "unknown value 'free'; one of on_demand, spot"),
         ("stages[2].facts.cloud_instances", "cloud_policy 'elastic' needs the number of instances")]
     assert check_workload(_workload()) == []
+
+
+def test_a_placement_fact_beyond_what_a_request_may_place_is_refused():
+    # a workload's defaults build pools as a scenario's placement does, so they have its bounds (the contract's)
+    w = _workload(cloud_instances=1e9, cloud_items_per_task=0.5, cloud_launch_interval_s=1e7)
+    assert check_workload(w) == [
+        ("stages[2].facts.cloud_instances", "must be from 1 to 100,000, not 1e+09"),
+        ("stages[2].facts.cloud_items_per_task", "must be from 1 to 100,000, not 0.5"),
+        ("stages[2].facts.cloud_launch_interval", "must be from 0 to 1e+06 s")]
