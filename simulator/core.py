@@ -90,16 +90,17 @@ class Environment:
         n = 0
         try:
             if until is None and not check:
+                now = self.now  # (only this loop sets it)
                 while True:
-                    if deferred and (not heap or heap[0][0] > self.now or heap[0][1] > deferred[0][0]):
+                    if deferred and (not heap or heap[0][0] > now or heap[0][1] > deferred[0][0]):
                         # deferred entries belong to ``now``: they run unless the main
                         # heap still has an entry at ``now`` with a lower priority
                         _, _, fn, arg = pop(deferred)
                         n += 1
                         fn(arg)
                     elif heap:
-                        t, _, _, fn, arg = pop(heap)
-                        self.now = t
+                        now, _, _, fn, arg = pop(heap)
+                        self.now = now
                         n += 1
                         fn(arg)
                     else:

@@ -79,10 +79,11 @@ class FluidSystem:
     ``on_done(owner, resource)`` is called when a flow added with ``owner`` is done.
     """
 
-    __slots__ = ("env", "on_done", "dirty", "flush_scheduled", "record", "seq", "resources")
+    __slots__ = ("env", "on_done", "dirty", "flush_scheduled", "record", "seq", "resources", "flush_entry")
 
     def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any], record_utilisation: bool = True) -> None:
         self.env = env
+        self.flush_entry = self.flush_all  # (one bound method for every flush)
         self.on_done = on_done
         self.dirty: list = []
         self.flush_scheduled = False
@@ -95,7 +96,8 @@ class FluidSystem:
         self.dirty.append(res)
         if not self.flush_scheduled:
             self.flush_scheduled = True
-            self.env.defer(FLUSH, self.flush_all, None)
+            env = self.env
+            heappush(env.deferred, (FLUSH, next(env.seq), self.flush_entry, None))  # env.defer, inlined
 
     def flush_all(self, _arg: Any = None) -> None:
         dirty = self.dirty
@@ -123,6 +125,7 @@ class PSResource:
     __slots__ = (
         "sys", "env", "name", "capacity", "per_flow_cap", "degrade_after", "degrade_exponent",
         "V", "t", "n", "rate", "heap", "batch", "dirty", "next_t", "moved", "ut_t", "ut_r", "last_u", "_seq",
+        "_wake",
     )
 
     def __init__(self, sys: FluidSystem, name: str, capacity: float, per_flow_cap: float | None,
@@ -149,6 +152,7 @@ class PSResource:
         self.ut_r = array("d")
         self.last_u = 0.0
         self._seq = sys.seq
+        self._wake = self.complete  # (one bound method for every wake-up)
 
     def add(self, amount: float, weight: int, owner: Any) -> None:
         """Start ``weight`` identical flows of ``amount`` units each, now.
@@ -156,17 +160,24 @@ class PSResource:
         Flows of the same amount started at the same virtual time finish together,
         so they share one heap entry (one push and one pop for all of them).
         """
-        if not self.dirty:
+        if self.dirty:
+            batch = self.batch
+        else:
             now = self.env.now
             if self.n:
                 self.V += self.rate * (now - self.t)
             self.t = now
             self.dirty = True
-            self.batch = {}
-            self.sys.mark(self)
-        entry = self.batch.get(amount)
+            batch = self.batch = {}
+            sys = self.sys  # sys.mark(self), inlined
+            sys.dirty.append(self)
+            if not sys.flush_scheduled:
+                sys.flush_scheduled = True
+                env = sys.env
+                heappush(env.deferred, (FLUSH, next(env.seq), sys.flush_entry, None))  # env.defer, inlined
+        entry = batch.get(amount)
         if entry is None:
-            entry = self.batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
+            entry = batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
             heappush(self.heap, entry)
         else:
             entry[2] += weight
@@ -228,7 +239,7 @@ class PSResource:
             if tn != self.next_t:
                 self.next_t = tn
                 env = self.env
-                heappush(env.heap, (tn, URGENT, next(env.seq), self.complete, None))
+                heappush(env.heap, (tn, URGENT, next(env.seq), self._wake, None))
         if u != self.last_u and self.sys.record:
             self.last_u = u
             ut_t = self.ut_t
@@ -251,18 +262,28 @@ class PSResource:
         self.V = V
         limit = V + r * TIME_EPS + abs(V) * 1e-13
         heap = self.heap
-        done = []
         n = self.n
-        while heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
+        done = ()
+        if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
             item = heappop(heap)
             n -= item[2]
-            done += item[3]
+            done = item[3]  # (most often the only one due: no list of its own)
+            if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
+                done = done[:]
+                while heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
+                    item = heappop(heap)
+                    n -= item[2]
+                    done += item[3]
         self.n = n
+        sys = self.sys
         if not self.dirty:
             self.dirty = True
-            self.sys.mark(self)
+            sys.dirty.append(self)  # sys.mark(self), inlined
+            if not sys.flush_scheduled:
+                sys.flush_scheduled = True
+                heappush(env.deferred, (FLUSH, next(env.seq), sys.flush_entry, None))  # env.defer, inlined
         self.batch = {}  # V moved on: later flows cannot join earlier entries
-        on_done = self.sys.on_done
+        on_done = sys.on_done
         for owner in done:
             on_done(owner, self)
 

@@ -313,14 +313,18 @@ def run(
     def compile_phases(phases, cores):
         if phases is last[0] and cores == last[1]:
             return last[2]
-        key = (id(phases), cores)
-        c = compiled_cache.get(key)
-        if c is not None:
-            last[0], last[1], last[2] = phases, cores, c
-            return c
+        shared = id(phases) in shared_phases
+        if shared:
+            key = (id(phases), cores)
+            c = compiled_cache.get(key)
+            if c is not None:
+                last[0], last[1], last[2] = phases, cores, c
+                return c
         out = []
         for p in phases:
-            threads = min(p.threads, cores)
+            threads = p.threads
+            if threads > cores:
+                threads = cores
             if threads < 1:
                 threads = 1
             cpu = p.cpu_seconds / threads if p.cpu_seconds > 0 else 0.0
@@ -341,12 +345,12 @@ def run(
                 grps = tuple((kind, what, amount, w, cap, tk) for ((kind, what, cap, tk), amount), w in merged.items())
             out.append((float(p.overhead_s), cpu, grps))
         c = tuple(out)
-        if key[0] in shared_phases:  # a task's own phases are compiled once, when it starts, and not kept
+        if shared:  # a task's own phases are compiled once, when it starts, and not kept (nor memoised)
             compiled_cache[key] = c
             if (any(ov > 0.0 or cpu > 0.0 or grps for ov, cpu, grps in c)
                     and all(g[0] == 0 and g[1].__class__ is PSResource for _, _, grps in c for g in grps)):
                 in_lockstep.add(id(c))  # tasks started together with these phases can run as one cohort
-        last[0], last[1], last[2] = phases, cores, c
+            last[0], last[1], last[2] = phases, cores, c
         return c
 
     # ------------------------------------------------------------------ phases
@@ -356,6 +360,7 @@ def run(
     # ``label`` and start the next phase(s).  rt.pending counts outstanding parts;
     # rt.in_ov says the pending part is the phase's overhead.
     heap = env.heap
+    deferred = env.deferred
     seq = env.seq
     timers: dict[float, list] = {}  # CPU/overhead ends at exactly the same time share one event
 
@@ -481,6 +486,7 @@ def run(
     pools: dict[str, object] = {}
 
     def task_end(rt):
+        nonlocal done, next_report
         a = rt.attr
         best = ""
         if a is not None:
@@ -499,13 +505,36 @@ def run(
             if a is not None:
                 bound[i] = best
             rt.pool.release(rt.slot)
-            finish(i, now)
+            end_s[i] = now  # finish(i, now), inlined for the common case
+            sj = succ[i]
+            done += 1
+            if progress is not None and done >= next_report:
+                next_report = done + step
+                progress(done, n)
+            if sj is None:
+                return
+            if sj.__class__ is int:
+                if ndeps[sj] == 1:
+                    ndeps[sj] = 0
+                    ready_s[sj] = now
+                    if pool_of[sj] is not None:
+                        pool_of[sj](sj)
+                        return
+                    start_s[sj] = now
+                    stack = [sj]
+                    while stack:  # barriers complete at once (iteratively: chains may be long)
+                        finish_barrier(stack.pop(), now, stack)
+                else:
+                    ndeps[sj] -= 1
+                return
+            finish_succ(sj, now)
             return
-        release = rt.pool.release
-        for i, s in zip(rt.ids, rt.slots, strict=True):  # in the order they started, as one by one
-            if a is not None:
+        ids = rt.ids
+        if a is not None:
+            for i in ids:
                 bound[i] = best
-            release(s)
+        rt.pool.release_all(rt.slots)  # (nothing below looks at the pool until this instant's dispatch)
+        for i in ids:  # in the order they started, as one by one
             finish(i, now)
 
     def finish(i, now):
@@ -520,6 +549,10 @@ def run(
             return
         if sj.__class__ is int:
             sj = (sj,)
+        finish_succ(sj, now)
+
+    def finish_succ(sj, now):
+        """Count down the dependencies of successors ``sj`` of a task that ended at ``now``."""
         stack = None
         for s in sj:
             k = ndeps[s] - 1
@@ -565,7 +598,7 @@ def run(
         __slots__ = (
             "spec", "nodes", "spn", "free", "busy", "queue", "pending", "pinned", "freed",
             "requested", "available", "released", "is_available", "remaining", "scheduled", "static",
-            "running", "max_running", "busy_on", "since", "held", "touched", "per_job",
+            "running", "max_running", "busy_on", "since", "held", "touched", "per_job", "dispatch_entry",
         )
 
         def __init__(self, spec: PoolSpec, count: int):
@@ -574,7 +607,7 @@ def run(
             self.spn = spec.slots_per_node
             total = spec.nodes * spec.slots_per_node
             self.free = list(range(total))
-            self.busy = [False] * total
+            self.busy = [False] * total  # (kept for static pools only)
             self.queue: deque = deque()
             self.pending: list = []
             self.pinned: dict = {}
@@ -593,6 +626,7 @@ def run(
             self.held: list = []  # per_job: (start, end) of each time a node was held
             self.touched = [False] * spec.nodes
             self.per_job = spec.per_job
+            self.dispatch_entry = self.dispatch  # (one bound method for every dispatch)
 
         def enqueue(self, i):
             q = tasks[i].queue_s
@@ -653,25 +687,35 @@ def run(
                             self.start(q.popleft(), s)
                             if not q:
                                 del self.pinned[s]
-            else:
+            elif self.freed:
                 self.freed = []
             free = self.free
+            if not (queue and free):
+                return
+            busy = self.busy
+            spn = self.spn
+            nodes = self.nodes
+            per_job = self.per_job
+            max_running = self.max_running
+            now = env.now
             co = None  # the cohort being gathered (see _Running)
-            while queue and free and self.running < self.max_running:
+            static = self.static
+            while queue and free and self.running < max_running:
                 s = heappop(free)
-                if busy[s]:
-                    continue
+                if static:  # (only a static pool's pinned tasks take slots that stay in ``free``)
+                    if busy[s]:
+                        continue
+                    busy[s] = True
                 i = queue.popleft()
-                busy[s] = True
                 self.running += 1
-                now = env.now
                 start_s[i] = now
-                k = s // self.spn
-                if self.busy_on[k] == 0:
-                    self.since[k] = now
-                    self.touched[k] = True
-                self.busy_on[k] += 1
-                node = self.nodes[k]
+                k = s // spn
+                if per_job:
+                    if self.busy_on[k] == 0:
+                        self.since[k] = now
+                        self.touched[k] = True
+                    self.busy_on[k] += 1
+                node = nodes[k]
                 node_of[i] = node.name
                 t = tasks[i]
                 c = t.phases
@@ -681,29 +725,27 @@ def run(
                     c = compile_phases(c, t.cores)
                 if co is not None:
                     if c is co.phases:
-                        co.ids.append(i)
-                        co.slots.append(s)
+                        if co.ids is None:
+                            co.ids = [co.i, i]
+                            co.slots = [co.slot, s]
+                        else:
+                            co.ids.append(i)
+                            co.slots.append(s)
                         continue
-                    self._begin(co)
+                    # start the cohort's first phase (its tasks cannot end at once: nothing frees a slot meanwhile)
+                    if co.ids is not None:
+                        co.copies = len(co.ids)
+                    part_done(co, None)
                     co = None
                 rt = _Running(i, c, node, s, self)
                 if id(c) in in_lockstep:
-                    rt.ids = [i]
-                    rt.slots = [s]
                     co = rt
                 else:
                     part_done(rt, None)
             if co is not None:
-                self._begin(co)
-
-        def _begin(self, co):
-            """Start a cohort's first phase (its tasks cannot end at once: nothing frees a slot meanwhile)."""
-            m = len(co.ids)
-            if m == 1:
-                co.ids = co.slots = None
-            else:
-                co.copies = m
-            part_done(co, None)
+                if co.ids is not None:
+                    co.copies = len(co.ids)
+                part_done(co, None)
 
         def start(self, i, s):
             self.busy[s] = True
@@ -711,31 +753,55 @@ def run(
             now = env.now
             start_s[i] = now
             k = s // self.spn
-            if self.busy_on[k] == 0:
-                self.since[k] = now
-                self.touched[k] = True
-            self.busy_on[k] += 1
+            if self.per_job:
+                if self.busy_on[k] == 0:
+                    self.since[k] = now
+                    self.touched[k] = True
+                self.busy_on[k] += 1
             node = self.nodes[k]
             node_of[i] = node.name
             t = tasks[i]
             part_done(_Running(i, compile_phases(t.phases, t.cores), node, s, self), None)
 
         def release(self, s):
-            self.busy[s] = False
+            if self.static:
+                self.busy[s] = False
             self.running -= 1
-            k = s // self.spn
-            self.busy_on[k] -= 1
-            if self.busy_on[k] == 0 and self.per_job:  # (two floats a task otherwise kept for nothing)
-                self.held.append((self.since[k], env.now))
+            if self.per_job:  # (nodes' busy spans: only per_job billing needs them)
+                k = s // self.spn
+                b = self.busy_on[k] - 1
+                self.busy_on[k] = b
+                if b == 0:
+                    self.held.append((self.since[k], env.now))
             heappush(self.free, s)
             if self.static and self.pinned:
                 self.freed.append(s)
-            self.remaining -= 1
-            if self.remaining == 0:
+            r = self.remaining - 1
+            self.remaining = r
+            if r == 0:
                 self.released = env.now
             if not self.scheduled:
                 self.scheduled = True
-                env.defer(DISPATCH, self.dispatch, None)
+                heappush(deferred, (DISPATCH, next(seq), self.dispatch_entry, None))  # env.defer, inlined
+
+        def release_all(self, slots):
+            """:meth:`release` of every slot of ``slots``, in that order."""
+            if self.per_job or self.static:
+                for s in slots:
+                    self.release(s)
+                return
+            free = self.free
+            for s in slots:
+                heappush(free, s)
+            m = len(slots)
+            self.running -= m
+            r = self.remaining - m
+            self.remaining = r
+            if r == 0:
+                self.released = env.now
+            if not self.scheduled:
+                self.scheduled = True
+                heappush(deferred, (DISPATCH, next(seq), self.dispatch_entry, None))  # env.defer, inlined
 
         def record(self) -> PoolRecord:
             spec = self.spec
