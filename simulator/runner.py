@@ -282,9 +282,10 @@ def run(
         if NODE not in spec.name:
             fixed[spec.name] = make_instance(spec.name, None)
 
-    # A compiled phase: (overhead, cpu_duration, flow_groups); a flow group is
-    # (kind, what, amount, weight, cap): kind 0 = fixed resource instance, 1 = node
-    # template name, 2 = several resources (tuple of (is_template, name_or_instance)).
+    # A compiled phase: (overhead, cpu_duration, flow_groups, parts: flow groups + 1 if CPU work); the tuple of a
+    # task's compiled phases ends with None.  A flow group is (kind, what, amount, weight, cap, timer): kind 0 =
+    # fixed resource instance, 1 = node template name, 2 = several resources (tuple of (is_template,
+    # name_or_instance)).
     compiled_cache: dict = {}
     in_lockstep: set[int] = set()  # ids of cached compiled phases a cohort can run (see _Running)
 
@@ -343,12 +344,13 @@ def run(
                         k = (how_added(f), f.amount)
                         merged[k] = merged.get(k, 0) + 1
                 grps = tuple((kind, what, amount, w, cap, tk) for ((kind, what, cap, tk), amount), w in merged.items())
-            out.append((float(p.overhead_s), cpu, grps))
+            out.append((float(p.overhead_s), cpu, grps, len(grps) + 1 if cpu > 0.0 else len(grps)))
+        out.append(None)  # (the end: part_done needs no len())
         c = tuple(out)
         if shared:  # a task's own phases are compiled once, when it starts, and not kept (nor memoised)
             compiled_cache[key] = c
-            if (any(ov > 0.0 or cpu > 0.0 or grps for ov, cpu, grps in c)
-                    and all(g[0] == 0 and g[1].__class__ is PSResource for _, _, grps in c for g in grps)):
+            if (any(ov > 0.0 or cpu > 0.0 or grps for ov, cpu, grps, _ in c[:-1])
+                    and all(g[0] == 0 and g[1].__class__ is PSResource for _, _, grps, _ in c[:-1] for g in grps)):
                 in_lockstep.add(id(c))  # tasks started together with these phases can run as one cohort
             last[0], last[1], last[2] = phases, cores, c
         return c
@@ -374,7 +376,6 @@ def run(
             rt.pending = p
             return
         now = env.now
-        phases = rt.phases
         if rt.in_ov:
             rt.in_ov = False
             pi = rt.pi
@@ -390,8 +391,12 @@ def run(
                         a[label] = a.get(label, 0.0) + dur
             pi = rt.pi + 1
             skip_ov = False
-        while pi < len(phases):
-            ov, cpu, grps = phases[pi]
+        phases = rt.phases
+        while True:
+            ph = phases[pi]
+            if ph is None:  # (compiled phases end with None)
+                break
+            ov, cpu, grps, pending = ph
             if ov > 0.0 and not skip_ov:
                 a = rt.attr
                 if a is None:
@@ -410,9 +415,7 @@ def run(
                     lst.append((rt, None))
                 return
             skip_ov = False
-            pending = len(grps)
             if cpu > 0.0:
-                pending += 1
                 t = now + cpu
                 lst = timers.get(t)
                 if lst is None:
@@ -500,42 +503,39 @@ def run(
             if best.__class__ is not str:
                 best = best.name
         now = env.now
-        if rt.ids is None:
+        ids = rt.ids
+        if ids is None:
             i = rt.i
             if a is not None:
                 bound[i] = best
             rt.pool.release(rt.slot)
-            end_s[i] = now  # finish(i, now), inlined for the common case
-            sj = succ[i]
+            ids = (i,)
+        else:
+            if a is not None:
+                for i in ids:
+                    bound[i] = best
+            rt.pool.release_all(rt.slots)  # (nothing below looks at the pool until this instant's dispatch)
+        for i in ids:  # finish(i, now), inlined; a cohort's tasks in the order they started, as one by one
+            end_s[i] = now
             done += 1
             if progress is not None and done >= next_report:
                 next_report = done + step
                 progress(done, n)
+            sj = succ[i]
             if sj is None:
-                return
+                continue
             if sj.__class__ is int:
-                if ndeps[sj] == 1:
+                k = ndeps[sj]
+                if k > 1:
+                    ndeps[sj] = k - 1
+                    continue
+                if pool_of[sj] is not None:
                     ndeps[sj] = 0
                     ready_s[sj] = now
-                    if pool_of[sj] is not None:
-                        pool_of[sj](sj)
-                        return
-                    start_s[sj] = now
-                    stack = [sj]
-                    while stack:  # barriers complete at once (iteratively: chains may be long)
-                        finish_barrier(stack.pop(), now, stack)
-                else:
-                    ndeps[sj] -= 1
-                return
+                    pool_of[sj](sj)
+                    continue
+                sj = (sj,)
             finish_succ(sj, now)
-            return
-        ids = rt.ids
-        if a is not None:
-            for i in ids:
-                bound[i] = best
-        rt.pool.release_all(rt.slots)  # (nothing below looks at the pool until this instant's dispatch)
-        for i in ids:  # in the order they started, as one by one
-            finish(i, now)
 
     def finish(i, now):
         nonlocal done, next_report
@@ -698,16 +698,17 @@ def run(
             per_job = self.per_job
             max_running = self.max_running
             now = env.now
-            co = None  # the cohort being gathered (see _Running)
             static = self.static
-            while queue and free and self.running < max_running:
+            running = self.running  # (written back before anything that could end a task runs)
+            co = None  # the cohort being gathered (see _Running)
+            while queue and free and running < max_running:
                 s = heappop(free)
                 if static:  # (only a static pool's pinned tasks take slots that stay in ``free``)
                     if busy[s]:
                         continue
                     busy[s] = True
                 i = queue.popleft()
-                self.running += 1
+                running += 1
                 start_s[i] = now
                 k = s // spn
                 if per_job:
@@ -735,13 +736,18 @@ def run(
                     # start the cohort's first phase (its tasks cannot end at once: nothing frees a slot meanwhile)
                     if co.ids is not None:
                         co.copies = len(co.ids)
+                    self.running = running
                     part_done(co, None)
+                    running = self.running
                     co = None
                 rt = _Running(i, c, node, s, self)
                 if id(c) in in_lockstep:
                     co = rt
                 else:
+                    self.running = running
                     part_done(rt, None)
+                    running = self.running
+            self.running = running
             if co is not None:
                 if co.ids is not None:
                     co.copies = len(co.ids)
