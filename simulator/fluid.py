@@ -28,8 +28,8 @@ Degradation: with ``n`` (weighted) flows active and ``n > degrade_after`` the
 aggregate capacity is ``capacity * (degrade_after / n) ** degrade_exponent``.
 
 Rates are recomputed once per instant: changes mark a resource dirty and a single
-:data:`~simulator.core.FLUSH` event (after every completion and dispatch at that
-instant) recomputes them.  Each resource keeps one pending completion wake-up;
+end-of-instant call (:meth:`~simulator.core.Environment.at_end`, after every
+completion and dispatch at that instant) recomputes them.  Each resource keeps one pending completion wake-up;
 wake-ups made stale by a later change are dropped in O(1).
 
 Utilisation is recorded as a step function (only at changes) in two
@@ -48,7 +48,7 @@ from math import inf
 from operator import mul, sub
 from typing import Any
 
-from .core import FLUSH, URGENT, Environment
+from .core import URGENT, Environment
 
 __all__ = [
     "FluidSystem",
@@ -96,8 +96,7 @@ class FluidSystem:
         self.dirty.append(res)
         if not self.flush_scheduled:
             self.flush_scheduled = True
-            env = self.env
-            heappush(env.deferred, (FLUSH, next(env.seq), self.flush_entry, None))  # env.defer, inlined
+            self.env.ending.append(self.flush_entry)  # env.at_end, inlined
 
     def flush_all(self, _arg: Any = None) -> None:
         dirty = self.dirty
@@ -173,8 +172,7 @@ class PSResource:
             sys.dirty.append(self)
             if not sys.flush_scheduled:
                 sys.flush_scheduled = True
-                env = sys.env
-                heappush(env.deferred, (FLUSH, next(env.seq), sys.flush_entry, None))  # env.defer, inlined
+                sys.env.ending.append(sys.flush_entry)  # env.at_end, inlined
         entry = batch.get(amount)
         if entry is None:
             entry = batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
@@ -281,7 +279,7 @@ class PSResource:
             sys.dirty.append(self)  # sys.mark(self), inlined
             if not sys.flush_scheduled:
                 sys.flush_scheduled = True
-                heappush(env.deferred, (FLUSH, next(env.seq), sys.flush_entry, None))  # env.defer, inlined
+                env.ending.append(sys.flush_entry)  # env.at_end, inlined
         self.batch = {}  # V moved on: later flows cannot join earlier entries
         on_done = sys.on_done
         for owner in done:

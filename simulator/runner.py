@@ -38,7 +38,7 @@ scheduling order) and pure Python.  Semantics, in short:
 from __future__ import annotations
 
 from array import array
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from heapq import heappop, heappush
 from math import inf
@@ -203,33 +203,36 @@ def run(
     succ: list = [None] * n  # successors of a task: None, one task id, or a list of ids
     pool_of: list = [None] * n  # pool name, then how a ready task joins the pool; None: a barrier
     delayed: set[str] = set()  # pools with a task that has a queue wait of its own
-    pool_count: dict[str, int] = {name: 0 for name in pool_specs}
     distinct_phases: dict[int, tuple] = {}
     shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
+    prev_ph = None  # the previous task's phases (runs of tasks sharing them are common)
     for i, t in enumerate(tasks):
-        if t.id != i:
-            raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {t.id}")
+        ti = t.id
+        if ti != i:
+            raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {ti}")
         p = t.pool
         if p is None:
             if t.phases:
                 raise ValueError(f"task {i}: a task without pool must have no phases (a barrier)")
         else:
-            if p not in pool_count:
-                raise ValueError(f"task {i}: unknown pool {p!r}")
-            pool_count[p] += 1
             pool_of[i] = p
             if t.queue_s > 0.0:
                 delayed.add(p)
             ph = t.phases
-            k = id(ph)
-            if k in distinct_phases:
-                shared_phases.add(k)
+            if ph is not prev_ph:
+                k = id(ph)
+                if k in distinct_phases:
+                    shared_phases.add(k)
+                else:
+                    distinct_phases[k] = ph
+                prev_ph = ph
             else:
-                distinct_phases[k] = ph
+                shared_phases.add(id(ph))
         deps = t.deps
         if deps:
             ndeps[i] = len(deps)
-            ti = t.id if t.id.__class__ is int else i  # the graph's own int object: no new one (28 bytes) a task
+            if ti.__class__ is not int:  # (else the graph's own int object: no new one, 28 bytes, a task)
+                ti = i
             for d in deps:
                 if not 0 <= d < n or d == i:
                     raise ValueError(f"task {i}: bad dependency {d}")
@@ -240,6 +243,12 @@ def run(
                     succ[d] = [sd, ti]
                 else:
                     sd.append(ti)
+    pool_count: dict[str, int] = {name: 0 for name in pool_specs}
+    for p, m in Counter(pool_of).items():  # (counted in C)
+        if p is not None:
+            if p not in pool_count:
+                raise ValueError(f"task {pool_of.index(p)}: unknown pool {p!r}")
+            pool_count[p] = m
 
     # ------------------------------------------------------------------ flows
     # Classify resources (by declared name, templates included): a resource that

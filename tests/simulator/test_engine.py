@@ -94,3 +94,20 @@ def test_flows_phases_and_tasks_are_made_as_the_dataclasses_would_make_them():
             setattr(obj, params[0].name, params[0].default)
     assert Task(3, "s", deps=(1,)) == Task(id=3, stage="s", phases=(), deps=(1,), pool="default", cores=1,
                                             memory_bytes=0.0, slot=None, queue_s=0.0)
+
+
+def test_it_calls_end_of_instant_work_after_everything_else_at_that_instant():
+    env = Environment()
+    seen = []
+
+    def first(_):
+        seen.append(("first", env.now))
+        env.at_end(lambda: seen.append(("end", env.now)))
+        env.defer(DISPATCH, lambda _: env.schedule(env.now, URGENT, lambda _: seen.append(("pushed", env.now))))
+        env.schedule(env.now, URGENT, lambda _: seen.append(("same-instant", env.now)))
+
+    env.schedule(3.0, URGENT, first)
+    env.schedule(4.0, URGENT, lambda _: seen.append(("later", env.now)))
+    assert env.run() == 4.0
+    assert seen == [("first", 3.0), ("same-instant", 3.0), ("pushed", 3.0), ("end", 3.0), ("later", 4.0)]
+    assert env.events == 6  # the end-of-instant call counts as an event
