@@ -342,7 +342,8 @@ def run(
             if len(flows) == 1:  # (most phases: no merging)
                 f = flows[0]
                 if f.amount > 0:
-                    kind, what, cap, tk = how_added(f)
+                    how = added.get((f.resources, f.cap, f.label))
+                    kind, what, cap, tk = how_added(f) if how is None else how
                     grps = ((kind, what, f.amount, 1, cap, tk),)
                 else:
                     grps = ()
@@ -353,7 +354,10 @@ def run(
                         k = (how_added(f), f.amount)
                         merged[k] = merged.get(k, 0) + 1
                 grps = tuple((kind, what, amount, w, cap, tk) for ((kind, what, cap, tk), amount), w in merged.items())
-            out.append((float(p.overhead_s), cpu, grps, len(grps) + 1 if cpu > 0.0 else len(grps)))
+            ov = p.overhead_s
+            if ov.__class__ is not float:
+                ov = float(ov)
+            out.append((ov, cpu, grps, len(grps) + 1 if cpu > 0.0 else len(grps)))
         out.append(None)  # (the end: part_done needs no len())
         c = tuple(out)
         if shared:  # a task's own phases are compiled once, when it starts, and not kept (nor memoised)
@@ -668,10 +672,11 @@ def run(
             self.scheduled = False
             pending = self.pending
             queue = self.queue
+            static = self.static
             if pending:
                 if len(pending) > 1:
                     pending.sort()
-                if self.static:
+                if static:
                     for i in pending:
                         s = tasks[i].slot
                         if s is None:
@@ -684,30 +689,29 @@ def run(
                             self.freed.append(s)
                 else:
                     queue.extend(pending)
-                self.pending = []
+                pending.clear()  # (arrivals append to self.pending: the same list)
             busy = self.busy
-            if self.pinned and self.freed:
-                freed = sorted(set(self.freed))
-                self.freed = []
-                for s in freed:
-                    if not busy[s] and self.running < self.max_running:
-                        q = self.pinned.get(s)
-                        if q:
-                            self.start(q.popleft(), s)
-                            if not q:
-                                del self.pinned[s]
-            elif self.freed:
-                self.freed = []
+            if static:
+                if self.pinned and self.freed:
+                    freed = sorted(set(self.freed))
+                    self.freed = []
+                    for s in freed:
+                        if not busy[s] and self.running < self.max_running:
+                            q = self.pinned.get(s)
+                            if q:
+                                self.start(q.popleft(), s)
+                                if not q:
+                                    del self.pinned[s]
+                elif self.freed:
+                    self.freed = []
             free = self.free
             if not (queue and free):
                 return
-            busy = self.busy
             spn = self.spn
             nodes = self.nodes
             per_job = self.per_job
             max_running = self.max_running
             now = env.now
-            static = self.static
             running = self.running  # (written back before anything that could end a task runs)
             co = None  # the cohort being gathered (see _Running)
             while queue and free and running < max_running:
