@@ -12,7 +12,7 @@ slots once every completion at that instant is known (so ties resolve by task id
 and :data:`FLUSH` for work deferred after that (the fluid rates are recomputed at the
 end of the instant, see :meth:`Environment.at_end`).
 
-End-of-instant work (dispatch, flush) is scheduled with :meth:`Environment.defer`:
+Work for the end of an instant (dispatch) is scheduled with :meth:`Environment.defer`:
 it goes to a second, small heap of ``(priority, seq, fn, arg)`` for the current
 instant and runs exactly where a ``(now, priority)`` entry of the main heap would
 (after every main-heap event at ``now`` with a lower priority), but without a
@@ -52,7 +52,8 @@ class Environment:
     ``now`` is the current time; ``events`` counts heap entries processed (every
     callback call, including wake-ups that find nothing to do).  Hot loops may
     push ``(time, priority, next(env.seq), fn, arg)`` onto ``env.heap`` directly
-    (that is all :meth:`schedule` does).
+    (that is all :meth:`schedule` does), and append to ``env.ending`` (all :meth:`at_end`
+    does).
     """
 
     __slots__ = ("now", "heap", "deferred", "ending", "events", "seq")

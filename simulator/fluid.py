@@ -29,8 +29,8 @@ aggregate capacity is ``capacity * (degrade_after / n) ** degrade_exponent``.
 
 Rates are recomputed once per instant: changes mark a resource dirty and a single
 end-of-instant call (:meth:`~simulator.core.Environment.at_end`, after every
-completion and dispatch at that instant) recomputes them.  Each resource keeps one pending completion wake-up;
-wake-ups made stale by a later change are dropped in O(1).
+completion and dispatch at that instant) recomputes them.  Each resource keeps one
+pending completion wake-up; wake-ups made stale by a later change are dropped in O(1).
 
 Utilisation is recorded as a step function (only at changes) in two
 ``array('d')`` per resource; :func:`decimate` reduces it to a bounded number of
