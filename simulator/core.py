@@ -19,7 +19,7 @@ instant and runs exactly where a ``(now, priority)`` entry of the main heap woul
 push into, and a pop from, the big heap.  Work that must come after everything else
 at an instant (the fluid flush) is registered with :meth:`Environment.at_end`: a
 plain list of calls made once no deferred entry and no main-heap event is left at
-``now`` (each call counts as one event, as a deferred entry does).
+``now`` (the calls of one instant's end count as one event).
 
 Callbacks must not schedule events in the past; :meth:`Environment.schedule`
 does not check it (the hot path stays lean), :meth:`Environment.run` does when
@@ -113,8 +113,8 @@ class Environment:
                     elif ending and (not heap or heap[0][0] > now):
                         fns = ending[:]
                         ending.clear()  # (the list object stays: callbacks append to env.ending)
+                        n += 1
                         for fn in fns:
-                            n += 1
                             fn()
                     elif heap:
                         now, _, _, fn, arg = pop(heap)
@@ -132,8 +132,8 @@ class Environment:
                     elif ending and (not heap or heap[0][0] > self.now):
                         fns = ending[:]
                         ending.clear()
+                        n += 1
                         for fn in fns:
-                            n += 1
                             fn()
                     elif heap and heap[0][0] <= limit:
                         t, _, _, fn, arg = pop(heap)

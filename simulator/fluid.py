@@ -74,36 +74,25 @@ def effective_capacity(capacity: float, n: float, degrade_after: int | None, exp
 
 
 class FluidSystem:
-    """Owns the dirty lists and the once-per-instant flush of every fluid resource.
+    """The fluid resources of a run, their flow sequence numbers and their once-per-instant flushes.
 
-    ``on_done(owner, resource)`` is called when a flow added with ``owner`` is done.
+    ``on_done(owner, resource)`` is called when a flow added with ``owner`` is done.  A resource changed at an
+    instant registers its ``flush`` for the end of that instant (:meth:`mark`; the resources changed at one instant
+    are flushed in the order they changed, one after the other).
     """
 
-    __slots__ = ("env", "on_done", "dirty", "flush_scheduled", "record", "seq", "resources", "flush_entry")
+    __slots__ = ("env", "on_done", "record", "seq", "resources")
 
     def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any], record_utilisation: bool = True) -> None:
         self.env = env
-        self.flush_entry = self.flush_all  # (one bound method for every flush)
         self.on_done = on_done
-        self.dirty: list = []
-        self.flush_scheduled = False
         self.record = record_utilisation
         self.seq = count()
         self.resources: list = []
 
     def mark(self, res: Any) -> None:
-        """Remember ``res`` for the flush at the current instant."""
-        self.dirty.append(res)
-        if not self.flush_scheduled:
-            self.flush_scheduled = True
-            self.env.ending.append(self.flush_entry)  # env.at_end, inlined
-
-    def flush_all(self, _arg: Any = None) -> None:
-        dirty = self.dirty
-        self.dirty = []
-        self.flush_scheduled = False
-        for res in dirty:
-            res.flush()
+        """Flush ``res`` at the end of the current instant (call it once an instant: its first change)."""
+        self.env.ending.append(res.flush)
 
     def ps(self, name: str, capacity: float, per_flow_cap: float | None = None,
            degrade_after: int | None = None, degrade_exponent: float = 0.0) -> PSResource:
@@ -124,7 +113,7 @@ class PSResource:
     __slots__ = (
         "sys", "env", "name", "capacity", "per_flow_cap", "degrade_after", "degrade_exponent",
         "V", "t", "n", "rate", "heap", "batch", "dirty", "next_t", "moved", "ut_t", "ut_r", "last_u", "_seq",
-        "_wake",
+        "_wake", "_flush",
     )
 
     def __init__(self, sys: FluidSystem, name: str, capacity: float, per_flow_cap: float | None,
@@ -151,7 +140,8 @@ class PSResource:
         self.ut_r = array("d")
         self.last_u = 0.0
         self._seq = sys.seq
-        self._wake = self.complete  # (one bound method for every wake-up)
+        self._wake = self.complete  # (one bound method for every wake-up, and one for every flush)
+        self._flush = self.flush
 
     def add(self, amount: float, weight: int, owner: Any) -> None:
         """Start ``weight`` identical flows of ``amount`` units each, now.
@@ -168,11 +158,7 @@ class PSResource:
             self.t = now
             self.dirty = True
             batch = self.batch = {}
-            sys = self.sys  # sys.mark(self), inlined
-            sys.dirty.append(self)
-            if not sys.flush_scheduled:
-                sys.flush_scheduled = True
-                sys.env.ending.append(sys.flush_entry)  # env.at_end, inlined
+            self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
         entry = batch.get(amount)
         if entry is None:
             entry = batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
@@ -273,15 +259,11 @@ class PSResource:
                     n -= item[2]
                     done += item[3]
         self.n = n
-        sys = self.sys
         if not self.dirty:
             self.dirty = True
-            sys.dirty.append(self)  # sys.mark(self), inlined
-            if not sys.flush_scheduled:
-                sys.flush_scheduled = True
-                env.ending.append(sys.flush_entry)  # env.at_end, inlined
+            env.ending.append(self._flush)  # self.sys.mark(self), inlined
         self.batch = {}  # V moved on: later flows cannot join earlier entries
-        on_done = sys.on_done
+        on_done = self.sys.on_done
         for owner in done:
             on_done(owner, self)
 
