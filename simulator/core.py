@@ -9,13 +9,17 @@ same run, bit for bit.
 Priorities order what happens *at the same instant*; lower runs first.  The runner
 uses :data:`URGENT` for completions, :data:`DISPATCH` to hand queued tasks to free
 slots once every completion at that instant is known (so ties resolve by task id)
-and :data:`FLUSH` to recompute fluid rates once per instant, after all changes.
+and :data:`FLUSH` for work deferred after that (the fluid rates are recomputed at the
+end of the instant, see :meth:`Environment.at_end`).
 
-End-of-instant work (dispatch, flush) is scheduled with :meth:`Environment.defer`:
+Work for the end of an instant (dispatch) is scheduled with :meth:`Environment.defer`:
 it goes to a second, small heap of ``(priority, seq, fn, arg)`` for the current
 instant and runs exactly where a ``(now, priority)`` entry of the main heap would
 (after every main-heap event at ``now`` with a lower priority), but without a
-push into, and a pop from, the big heap.
+push into, and a pop from, the big heap.  Work that must come after everything else
+at an instant (the fluid flush) is registered with :meth:`Environment.at_end`: a
+plain list of calls made once no deferred entry and no main-heap event is left at
+``now`` (the calls of one instant's end count as one event).
 
 Callbacks must not schedule events in the past; :meth:`Environment.schedule`
 does not check it (the hot path stays lean), :meth:`Environment.run` does when
@@ -48,17 +52,24 @@ class Environment:
     ``now`` is the current time; ``events`` counts heap entries processed (every
     callback call, including wake-ups that find nothing to do).  Hot loops may
     push ``(time, priority, next(env.seq), fn, arg)`` onto ``env.heap`` directly
-    (that is all :meth:`schedule` does).
+    (that is all :meth:`schedule` does), and append to ``env.ending`` (all :meth:`at_end`
+    does).
     """
 
-    __slots__ = ("now", "heap", "deferred", "events", "seq")
+    __slots__ = ("now", "heap", "deferred", "ending", "events", "seq")
 
     def __init__(self, start: float = 0.0) -> None:
         self.now = float(start)
         self.heap: list[tuple] = []
         self.deferred: list[tuple] = []
+        self.ending: list[Callable[[], Any]] = []
         self.events = 0
         self.seq = count()
+
+    def at_end(self, fn: Callable[[], Any]) -> None:
+        """Call ``fn()`` once the current instant is over: after every deferred entry and every main-heap event
+        at ``now`` (calls registered at one instant run in the order they were registered)."""
+        self.ending.append(fn)
 
     def defer(self, priority: int, fn: Callable[[Any], Any], arg: Any = None) -> None:
         """Call ``fn(arg)`` at the current instant, ordered as ``schedule(now, priority, ...)``."""
@@ -74,7 +85,7 @@ class Environment:
 
     def peek(self) -> float:
         """Time of the next event, or ``inf`` when nothing is scheduled."""
-        if self.deferred:
+        if self.deferred or self.ending:
             return self.now
         return self.heap[0][0] if self.heap else float("inf")
 
@@ -85,21 +96,29 @@ class Environment:
         """
         heap = self.heap
         deferred = self.deferred
+        ending = self.ending
         pop = heappop
         limit = inf if until is None else until
         n = 0
         try:
             if until is None and not check:
+                now = self.now  # (only this loop sets it)
                 while True:
-                    if deferred and (not heap or heap[0][0] > self.now or heap[0][1] > deferred[0][0]):
+                    if deferred and (not heap or heap[0][0] > now or heap[0][1] > deferred[0][0]):
                         # deferred entries belong to ``now``: they run unless the main
                         # heap still has an entry at ``now`` with a lower priority
                         _, _, fn, arg = pop(deferred)
                         n += 1
                         fn(arg)
+                    elif ending and (not heap or heap[0][0] > now):
+                        fns = ending[:]
+                        ending.clear()  # (the list object stays: callbacks append to env.ending)
+                        n += 1
+                        for fn in fns:
+                            fn()
                     elif heap:
-                        t, _, _, fn, arg = pop(heap)
-                        self.now = t
+                        now, _, _, fn, arg = pop(heap)
+                        self.now = now
                         n += 1
                         fn(arg)
                     else:
@@ -110,6 +129,12 @@ class Environment:
                         _, _, fn, arg = pop(deferred)
                         n += 1
                         fn(arg)
+                    elif ending and (not heap or heap[0][0] > self.now):
+                        fns = ending[:]
+                        ending.clear()
+                        n += 1
+                        for fn in fns:
+                            fn()
                     elif heap and heap[0][0] <= limit:
                         t, _, _, fn, arg = pop(heap)
                         if check and t < self.now:

@@ -28,9 +28,9 @@ Degradation: with ``n`` (weighted) flows active and ``n > degrade_after`` the
 aggregate capacity is ``capacity * (degrade_after / n) ** degrade_exponent``.
 
 Rates are recomputed once per instant: changes mark a resource dirty and a single
-:data:`~simulator.core.FLUSH` event (after every completion and dispatch at that
-instant) recomputes them.  Each resource keeps one pending completion wake-up;
-wake-ups made stale by a later change are dropped in O(1).
+end-of-instant call (:meth:`~simulator.core.Environment.at_end`, after every
+completion and dispatch at that instant) recomputes them.  Each resource keeps one
+pending completion wake-up; wake-ups made stale by a later change are dropped in O(1).
 
 Utilisation is recorded as a step function (only at changes) in two
 ``array('d')`` per resource; :func:`decimate` reduces it to a bounded number of
@@ -48,7 +48,7 @@ from math import inf
 from operator import mul, sub
 from typing import Any
 
-from .core import FLUSH, URGENT, Environment
+from .core import URGENT, Environment
 
 __all__ = [
     "FluidSystem",
@@ -74,35 +74,25 @@ def effective_capacity(capacity: float, n: float, degrade_after: int | None, exp
 
 
 class FluidSystem:
-    """Owns the dirty lists and the once-per-instant flush of every fluid resource.
+    """The fluid resources of a run, their flow sequence numbers and their once-per-instant flushes.
 
-    ``on_done(owner, resource)`` is called when a flow added with ``owner`` is done.
+    ``on_done(owner, resource)`` is called when a flow added with ``owner`` is done.  A resource changed at an
+    instant registers its ``flush`` for the end of that instant (:meth:`mark`; the resources changed at one instant
+    are flushed in the order they changed, one after the other).
     """
 
-    __slots__ = ("env", "on_done", "dirty", "flush_scheduled", "record", "seq", "resources")
+    __slots__ = ("env", "on_done", "record", "seq", "resources")
 
     def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any], record_utilisation: bool = True) -> None:
         self.env = env
         self.on_done = on_done
-        self.dirty: list = []
-        self.flush_scheduled = False
         self.record = record_utilisation
         self.seq = count()
         self.resources: list = []
 
     def mark(self, res: Any) -> None:
-        """Remember ``res`` for the flush at the current instant."""
-        self.dirty.append(res)
-        if not self.flush_scheduled:
-            self.flush_scheduled = True
-            self.env.defer(FLUSH, self.flush_all, None)
-
-    def flush_all(self, _arg: Any = None) -> None:
-        dirty = self.dirty
-        self.dirty = []
-        self.flush_scheduled = False
-        for res in dirty:
-            res.flush()
+        """Flush ``res`` at the end of the current instant (call it once an instant: its first change)."""
+        self.env.ending.append(res.flush)
 
     def ps(self, name: str, capacity: float, per_flow_cap: float | None = None,
            degrade_after: int | None = None, degrade_exponent: float = 0.0) -> PSResource:
@@ -123,6 +113,7 @@ class PSResource:
     __slots__ = (
         "sys", "env", "name", "capacity", "per_flow_cap", "degrade_after", "degrade_exponent",
         "V", "t", "n", "rate", "heap", "batch", "dirty", "next_t", "moved", "ut_t", "ut_r", "last_u", "_seq",
+        "_wake", "_flush",
     )
 
     def __init__(self, sys: FluidSystem, name: str, capacity: float, per_flow_cap: float | None,
@@ -149,6 +140,8 @@ class PSResource:
         self.ut_r = array("d")
         self.last_u = 0.0
         self._seq = sys.seq
+        self._wake = self.complete  # (one bound method for every wake-up, and one for every flush)
+        self._flush = self.flush
 
     def add(self, amount: float, weight: int, owner: Any) -> None:
         """Start ``weight`` identical flows of ``amount`` units each, now.
@@ -156,17 +149,19 @@ class PSResource:
         Flows of the same amount started at the same virtual time finish together,
         so they share one heap entry (one push and one pop for all of them).
         """
-        if not self.dirty:
+        if self.dirty:
+            batch = self.batch
+        else:
             now = self.env.now
             if self.n:
                 self.V += self.rate * (now - self.t)
             self.t = now
             self.dirty = True
-            self.batch = {}
-            self.sys.mark(self)
-        entry = self.batch.get(amount)
+            batch = self.batch = {}
+            self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
+        entry = batch.get(amount)
         if entry is None:
-            entry = self.batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
+            entry = batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
             heappush(self.heap, entry)
         else:
             entry[2] += weight
@@ -228,7 +223,7 @@ class PSResource:
             if tn != self.next_t:
                 self.next_t = tn
                 env = self.env
-                heappush(env.heap, (tn, URGENT, next(env.seq), self.complete, None))
+                heappush(env.heap, (tn, URGENT, next(env.seq), self._wake, None))
         if u != self.last_u and self.sys.record:
             self.last_u = u
             ut_t = self.ut_t
@@ -251,16 +246,22 @@ class PSResource:
         self.V = V
         limit = V + r * TIME_EPS + abs(V) * 1e-13
         heap = self.heap
-        done = []
         n = self.n
-        while heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
+        done = ()
+        if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
             item = heappop(heap)
             n -= item[2]
-            done += item[3]
+            done = item[3]  # (most often the only one due: no list of its own)
+            if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
+                done = done[:]
+                while heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
+                    item = heappop(heap)
+                    n -= item[2]
+                    done += item[3]
         self.n = n
         if not self.dirty:
             self.dirty = True
-            self.sys.mark(self)
+            env.ending.append(self._flush)  # self.sys.mark(self), inlined
         self.batch = {}  # V moved on: later flows cannot join earlier entries
         on_done = self.sys.on_done
         for owner in done:

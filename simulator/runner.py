@@ -38,7 +38,7 @@ scheduling order) and pure Python.  Semantics, in short:
 from __future__ import annotations
 
 from array import array
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from heapq import heappop, heappush
 from math import inf
@@ -203,33 +203,36 @@ def run(
     succ: list = [None] * n  # successors of a task: None, one task id, or a list of ids
     pool_of: list = [None] * n  # pool name, then how a ready task joins the pool; None: a barrier
     delayed: set[str] = set()  # pools with a task that has a queue wait of its own
-    pool_count: dict[str, int] = {name: 0 for name in pool_specs}
     distinct_phases: dict[int, tuple] = {}
     shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
+    prev_ph = None  # the previous task's phases (runs of tasks sharing them are common)
     for i, t in enumerate(tasks):
-        if t.id != i:
-            raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {t.id}")
+        ti = t.id
+        if ti != i:
+            raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {ti}")
         p = t.pool
         if p is None:
             if t.phases:
                 raise ValueError(f"task {i}: a task without pool must have no phases (a barrier)")
         else:
-            if p not in pool_count:
-                raise ValueError(f"task {i}: unknown pool {p!r}")
-            pool_count[p] += 1
             pool_of[i] = p
             if t.queue_s > 0.0:
                 delayed.add(p)
             ph = t.phases
-            k = id(ph)
-            if k in distinct_phases:
-                shared_phases.add(k)
+            if ph is not prev_ph:
+                k = id(ph)
+                if k in distinct_phases:
+                    shared_phases.add(k)
+                else:
+                    distinct_phases[k] = ph
+                prev_ph = ph
             else:
-                distinct_phases[k] = ph
+                shared_phases.add(id(ph))
         deps = t.deps
         if deps:
             ndeps[i] = len(deps)
-            ti = t.id if t.id.__class__ is int else i  # the graph's own int object: no new one (28 bytes) a task
+            if ti.__class__ is not int:  # (else the graph's own int object: no new one, 28 bytes, a task)
+                ti = i
             for d in deps:
                 if not 0 <= d < n or d == i:
                     raise ValueError(f"task {i}: bad dependency {d}")
@@ -240,6 +243,12 @@ def run(
                     succ[d] = [sd, ti]
                 else:
                     sd.append(ti)
+    pool_count: dict[str, int] = {name: 0 for name in pool_specs}
+    for p, m in Counter(pool_of).items():  # (counted in C)
+        if p is not None:
+            if p not in pool_count:
+                raise ValueError(f"task {pool_of.index(p)}: unknown pool {p!r}")
+            pool_count[p] = m
 
     # ------------------------------------------------------------------ flows
     # Classify resources (by declared name, templates included): a resource that
@@ -282,9 +291,10 @@ def run(
         if NODE not in spec.name:
             fixed[spec.name] = make_instance(spec.name, None)
 
-    # A compiled phase: (overhead, cpu_duration, flow_groups); a flow group is
-    # (kind, what, amount, weight, cap): kind 0 = fixed resource instance, 1 = node
-    # template name, 2 = several resources (tuple of (is_template, name_or_instance)).
+    # A compiled phase: (overhead, cpu_duration, flow_groups, parts: flow groups + 1 if CPU work); the tuple of a
+    # task's compiled phases ends with None.  A flow group is (kind, what, amount, weight, cap, timer): kind 0 =
+    # fixed resource instance, 1 = node template name, 2 = several resources (tuple of (is_template,
+    # name_or_instance)).
     compiled_cache: dict = {}
     in_lockstep: set[int] = set()  # ids of cached compiled phases a cohort can run (see _Running)
 
@@ -313,14 +323,18 @@ def run(
     def compile_phases(phases, cores):
         if phases is last[0] and cores == last[1]:
             return last[2]
-        key = (id(phases), cores)
-        c = compiled_cache.get(key)
-        if c is not None:
-            last[0], last[1], last[2] = phases, cores, c
-            return c
+        shared = id(phases) in shared_phases
+        if shared:
+            key = (id(phases), cores)
+            c = compiled_cache.get(key)
+            if c is not None:
+                last[0], last[1], last[2] = phases, cores, c
+                return c
         out = []
         for p in phases:
-            threads = min(p.threads, cores)
+            threads = p.threads
+            if threads > cores:
+                threads = cores
             if threads < 1:
                 threads = 1
             cpu = p.cpu_seconds / threads if p.cpu_seconds > 0 else 0.0
@@ -328,7 +342,8 @@ def run(
             if len(flows) == 1:  # (most phases: no merging)
                 f = flows[0]
                 if f.amount > 0:
-                    kind, what, cap, tk = how_added(f)
+                    how = added.get((f.resources, f.cap, f.label))
+                    kind, what, cap, tk = how_added(f) if how is None else how
                     grps = ((kind, what, f.amount, 1, cap, tk),)
                 else:
                     grps = ()
@@ -339,14 +354,18 @@ def run(
                         k = (how_added(f), f.amount)
                         merged[k] = merged.get(k, 0) + 1
                 grps = tuple((kind, what, amount, w, cap, tk) for ((kind, what, cap, tk), amount), w in merged.items())
-            out.append((float(p.overhead_s), cpu, grps))
+            ov = p.overhead_s
+            if ov.__class__ is not float:
+                ov = float(ov)
+            out.append((ov, cpu, grps, len(grps) + 1 if cpu > 0.0 else len(grps)))
+        out.append(None)  # (the end: part_done needs no len())
         c = tuple(out)
-        if key[0] in shared_phases:  # a task's own phases are compiled once, when it starts, and not kept
+        if shared:  # a task's own phases are compiled once, when it starts, and not kept (nor memoised)
             compiled_cache[key] = c
-            if (any(ov > 0.0 or cpu > 0.0 or grps for ov, cpu, grps in c)
-                    and all(g[0] == 0 and g[1].__class__ is PSResource for _, _, grps in c for g in grps)):
+            if (any(ov > 0.0 or cpu > 0.0 or grps for ov, cpu, grps, _ in c[:-1])
+                    and all(g[0] == 0 and g[1].__class__ is PSResource for _, _, grps, _ in c[:-1] for g in grps)):
                 in_lockstep.add(id(c))  # tasks started together with these phases can run as one cohort
-        last[0], last[1], last[2] = phases, cores, c
+            last[0], last[1], last[2] = phases, cores, c
         return c
 
     # ------------------------------------------------------------------ phases
@@ -356,6 +375,7 @@ def run(
     # ``label`` and start the next phase(s).  rt.pending counts outstanding parts;
     # rt.in_ov says the pending part is the phase's overhead.
     heap = env.heap
+    deferred = env.deferred
     seq = env.seq
     timers: dict[float, list] = {}  # CPU/overhead ends at exactly the same time share one event
 
@@ -369,7 +389,6 @@ def run(
             rt.pending = p
             return
         now = env.now
-        phases = rt.phases
         if rt.in_ov:
             rt.in_ov = False
             pi = rt.pi
@@ -385,8 +404,12 @@ def run(
                         a[label] = a.get(label, 0.0) + dur
             pi = rt.pi + 1
             skip_ov = False
-        while pi < len(phases):
-            ov, cpu, grps = phases[pi]
+        phases = rt.phases
+        while True:
+            ph = phases[pi]
+            if ph is None:  # (compiled phases end with None)
+                break
+            ov, cpu, grps, pending = ph
             if ov > 0.0 and not skip_ov:
                 a = rt.attr
                 if a is None:
@@ -405,9 +428,7 @@ def run(
                     lst.append((rt, None))
                 return
             skip_ov = False
-            pending = len(grps)
             if cpu > 0.0:
-                pending += 1
                 t = now + cpu
                 lst = timers.get(t)
                 if lst is None:
@@ -481,6 +502,7 @@ def run(
     pools: dict[str, object] = {}
 
     def task_end(rt):
+        nonlocal done, next_report
         a = rt.attr
         best = ""
         if a is not None:
@@ -494,19 +516,39 @@ def run(
             if best.__class__ is not str:
                 best = best.name
         now = env.now
-        if rt.ids is None:
+        ids = rt.ids
+        if ids is None:
             i = rt.i
             if a is not None:
                 bound[i] = best
             rt.pool.release(rt.slot)
-            finish(i, now)
-            return
-        release = rt.pool.release
-        for i, s in zip(rt.ids, rt.slots, strict=True):  # in the order they started, as one by one
+            ids = (i,)
+        else:
             if a is not None:
-                bound[i] = best
-            release(s)
-            finish(i, now)
+                for i in ids:
+                    bound[i] = best
+            rt.pool.release_all(rt.slots)  # (nothing below looks at the pool until this instant's dispatch)
+        for i in ids:  # finish(i, now), inlined; a cohort's tasks in the order they started, as one by one
+            end_s[i] = now
+            done += 1
+            if progress is not None and done >= next_report:
+                next_report = done + step
+                progress(done, n)
+            sj = succ[i]
+            if sj is None:
+                continue
+            if sj.__class__ is int:
+                k = ndeps[sj]
+                if k > 1:
+                    ndeps[sj] = k - 1
+                    continue
+                if pool_of[sj] is not None:
+                    ndeps[sj] = 0
+                    ready_s[sj] = now
+                    pool_of[sj](sj)
+                    continue
+                sj = (sj,)
+            finish_succ(sj, now)
 
     def finish(i, now):
         nonlocal done, next_report
@@ -520,6 +562,10 @@ def run(
             return
         if sj.__class__ is int:
             sj = (sj,)
+        finish_succ(sj, now)
+
+    def finish_succ(sj, now):
+        """Count down the dependencies of successors ``sj`` of a task that ended at ``now``."""
         stack = None
         for s in sj:
             k = ndeps[s] - 1
@@ -565,7 +611,7 @@ def run(
         __slots__ = (
             "spec", "nodes", "spn", "free", "busy", "queue", "pending", "pinned", "freed",
             "requested", "available", "released", "is_available", "remaining", "scheduled", "static",
-            "running", "max_running", "busy_on", "since", "held", "touched", "per_job",
+            "running", "max_running", "busy_on", "since", "held", "touched", "per_job", "dispatch_entry",
         )
 
         def __init__(self, spec: PoolSpec, count: int):
@@ -574,7 +620,7 @@ def run(
             self.spn = spec.slots_per_node
             total = spec.nodes * spec.slots_per_node
             self.free = list(range(total))
-            self.busy = [False] * total
+            self.busy = [False] * total  # (kept for static pools only)
             self.queue: deque = deque()
             self.pending: list = []
             self.pinned: dict = {}
@@ -593,6 +639,7 @@ def run(
             self.held: list = []  # per_job: (start, end) of each time a node was held
             self.touched = [False] * spec.nodes
             self.per_job = spec.per_job
+            self.dispatch_entry = self.dispatch  # (one bound method for every dispatch)
 
         def enqueue(self, i):
             q = tasks[i].queue_s
@@ -625,10 +672,11 @@ def run(
             self.scheduled = False
             pending = self.pending
             queue = self.queue
+            static = self.static
             if pending:
                 if len(pending) > 1:
                     pending.sort()
-                if self.static:
+                if static:
                     for i in pending:
                         s = tasks[i].slot
                         if s is None:
@@ -641,37 +689,47 @@ def run(
                             self.freed.append(s)
                 else:
                     queue.extend(pending)
-                self.pending = []
+                pending.clear()  # (arrivals append to self.pending: the same list)
             busy = self.busy
-            if self.pinned and self.freed:
-                freed = sorted(set(self.freed))
-                self.freed = []
-                for s in freed:
-                    if not busy[s] and self.running < self.max_running:
-                        q = self.pinned.get(s)
-                        if q:
-                            self.start(q.popleft(), s)
-                            if not q:
-                                del self.pinned[s]
-            else:
-                self.freed = []
+            if static:
+                if self.pinned and self.freed:
+                    freed = sorted(set(self.freed))
+                    self.freed = []
+                    for s in freed:
+                        if not busy[s] and self.running < self.max_running:
+                            q = self.pinned.get(s)
+                            if q:
+                                self.start(q.popleft(), s)
+                                if not q:
+                                    del self.pinned[s]
+                elif self.freed:
+                    self.freed = []
             free = self.free
+            if not (queue and free):
+                return
+            spn = self.spn
+            nodes = self.nodes
+            per_job = self.per_job
+            max_running = self.max_running
+            now = env.now
+            running = self.running  # (written back before anything that could end a task runs)
             co = None  # the cohort being gathered (see _Running)
-            while queue and free and self.running < self.max_running:
+            while queue and free and running < max_running:
                 s = heappop(free)
-                if busy[s]:
-                    continue
+                if static:  # (only a static pool's pinned tasks take slots that stay in ``free``)
+                    if busy[s]:
+                        continue
+                    busy[s] = True
                 i = queue.popleft()
-                busy[s] = True
-                self.running += 1
-                now = env.now
+                running += 1
                 start_s[i] = now
-                k = s // self.spn
-                if self.busy_on[k] == 0:
-                    self.since[k] = now
-                    self.touched[k] = True
-                self.busy_on[k] += 1
-                node = self.nodes[k]
+                k = s // spn
+                if per_job:
+                    if self.busy_on[k] == 0:
+                        self.since[k] = now
+                        self.touched[k] = True
+                    self.busy_on[k] += 1
+                node = nodes[k]
                 node_of[i] = node.name
                 t = tasks[i]
                 c = t.phases
@@ -681,29 +739,32 @@ def run(
                     c = compile_phases(c, t.cores)
                 if co is not None:
                     if c is co.phases:
-                        co.ids.append(i)
-                        co.slots.append(s)
+                        if co.ids is None:
+                            co.ids = [co.i, i]
+                            co.slots = [co.slot, s]
+                        else:
+                            co.ids.append(i)
+                            co.slots.append(s)
                         continue
-                    self._begin(co)
+                    # start the cohort's first phase (its tasks cannot end at once: nothing frees a slot meanwhile)
+                    if co.ids is not None:
+                        co.copies = len(co.ids)
+                    self.running = running
+                    part_done(co, None)
+                    running = self.running
                     co = None
                 rt = _Running(i, c, node, s, self)
                 if id(c) in in_lockstep:
-                    rt.ids = [i]
-                    rt.slots = [s]
                     co = rt
                 else:
+                    self.running = running
                     part_done(rt, None)
+                    running = self.running
+            self.running = running
             if co is not None:
-                self._begin(co)
-
-        def _begin(self, co):
-            """Start a cohort's first phase (its tasks cannot end at once: nothing frees a slot meanwhile)."""
-            m = len(co.ids)
-            if m == 1:
-                co.ids = co.slots = None
-            else:
-                co.copies = m
-            part_done(co, None)
+                if co.ids is not None:
+                    co.copies = len(co.ids)
+                part_done(co, None)
 
         def start(self, i, s):
             self.busy[s] = True
@@ -711,31 +772,55 @@ def run(
             now = env.now
             start_s[i] = now
             k = s // self.spn
-            if self.busy_on[k] == 0:
-                self.since[k] = now
-                self.touched[k] = True
-            self.busy_on[k] += 1
+            if self.per_job:
+                if self.busy_on[k] == 0:
+                    self.since[k] = now
+                    self.touched[k] = True
+                self.busy_on[k] += 1
             node = self.nodes[k]
             node_of[i] = node.name
             t = tasks[i]
             part_done(_Running(i, compile_phases(t.phases, t.cores), node, s, self), None)
 
         def release(self, s):
-            self.busy[s] = False
+            if self.static:
+                self.busy[s] = False
             self.running -= 1
-            k = s // self.spn
-            self.busy_on[k] -= 1
-            if self.busy_on[k] == 0 and self.per_job:  # (two floats a task otherwise kept for nothing)
-                self.held.append((self.since[k], env.now))
+            if self.per_job:  # (nodes' busy spans: only per_job billing needs them)
+                k = s // self.spn
+                b = self.busy_on[k] - 1
+                self.busy_on[k] = b
+                if b == 0:
+                    self.held.append((self.since[k], env.now))
             heappush(self.free, s)
             if self.static and self.pinned:
                 self.freed.append(s)
-            self.remaining -= 1
-            if self.remaining == 0:
+            r = self.remaining - 1
+            self.remaining = r
+            if r == 0:
                 self.released = env.now
             if not self.scheduled:
                 self.scheduled = True
-                env.defer(DISPATCH, self.dispatch, None)
+                heappush(deferred, (DISPATCH, next(seq), self.dispatch_entry, None))  # env.defer, inlined
+
+        def release_all(self, slots):
+            """:meth:`release` of every slot of ``slots``, in that order."""
+            if self.per_job or self.static:
+                for s in slots:
+                    self.release(s)
+                return
+            free = self.free
+            for s in slots:
+                heappush(free, s)
+            m = len(slots)
+            self.running -= m
+            r = self.remaining - m
+            self.remaining = r
+            if r == 0:
+                self.released = env.now
+            if not self.scheduled:
+                self.scheduled = True
+                heappush(deferred, (DISPATCH, next(seq), self.dispatch_entry, None))  # env.defer, inlined
 
         def record(self) -> PoolRecord:
             spec = self.spec

@@ -74,3 +74,40 @@ def test_the_fast_copies_of_flows_phases_and_tasks_equal_dataclasses_replace():
     other = (Flow(("c",), 1.0),)
     assert phase.with_flows(other) == replace(phase, flows=other)
     assert task.with_phases((Phase("r"),)) == replace(task, phases=(Phase("r"),))
+
+
+def test_flows_phases_and_tasks_are_made_as_the_dataclasses_would_make_them():
+    # their __init__ stores through the slots directly: same parameters and defaults, still frozen and picklable
+    import inspect
+    import pickle
+    from dataclasses import MISSING, FrozenInstanceError, fields
+
+    import pytest
+
+    for cls, obj in ((Flow, Flow(("a",), 2.0)), (Phase, Phase("p", 1.0)), (Task, Task(3, "s", deps=(1,)))):
+        params = list(inspect.signature(cls).parameters.values())
+        assert [p.name for p in params] == [f.name for f in fields(cls)]
+        assert [p.default for p in params] == [inspect.Parameter.empty if f.default is MISSING else f.default
+                                               for f in fields(cls)]
+        assert obj == pickle.loads(pickle.dumps(obj)) and hash(obj) == hash(pickle.loads(pickle.dumps(obj)))
+        with pytest.raises(FrozenInstanceError):
+            setattr(obj, params[0].name, params[0].default)
+    assert Task(3, "s", deps=(1,)) == Task(id=3, stage="s", phases=(), deps=(1,), pool="default", cores=1,
+                                            memory_bytes=0.0, slot=None, queue_s=0.0)
+
+
+def test_it_calls_end_of_instant_work_after_everything_else_at_that_instant():
+    env = Environment()
+    seen = []
+
+    def first(_):
+        seen.append(("first", env.now))
+        env.at_end(lambda: seen.append(("end", env.now)))
+        env.defer(DISPATCH, lambda _: env.schedule(env.now, URGENT, lambda _: seen.append(("pushed", env.now))))
+        env.schedule(env.now, URGENT, lambda _: seen.append(("same-instant", env.now)))
+
+    env.schedule(3.0, URGENT, first)
+    env.schedule(4.0, URGENT, lambda _: seen.append(("later", env.now)))
+    assert env.run() == 4.0
+    assert seen == [("first", 3.0), ("same-instant", 3.0), ("pushed", 3.0), ("end", 3.0), ("later", 4.0)]
+    assert env.events == 6  # the end-of-instant call counts as an event
