@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from simulator.collector import collector_paused
 from simulator.errors import ContractError
 from simulator.graph import Flow, Phase, TaskGraph
 from simulator.runner import run
@@ -339,6 +340,7 @@ def _stage_timings(tasks, records) -> tuple[StageTiming, ...]:
     return tuple(sorted(out, key=lambda s: s.start_s))
 
 
+@collector_paused()
 def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progress = None,
              demands: ChilesDemands | None = None, record_utilisation: bool = True, vary_storage: bool = True,
              model: Model | None = None, task_bars: bool = True, **build_kwargs) -> SimulationResult:
