@@ -18,7 +18,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from simulator.graph import RunResult
+from simulator.graph import RunResult, TaskRecords
 
 from .built import BuiltGraph
 from .specs import ScenarioSpec
@@ -81,15 +81,26 @@ def gb_months(n_bytes: float, seconds: float) -> float:
 
 def storage_intervals(built: BuiltGraph, result: RunResult, retention_s: float = 0.0):
     """(tier, bytes, start_s, end_s, label) for every data object of the run."""
-    by_id = {t.id: t for t in result.tasks}
+    tasks = result.tasks
+    if isinstance(tasks, TaskRecords):  # the runner's: read by column (task i has id i), no record made
+        start_s, end_s = tasks.start_s, tasks.end_s
+        ids = range(len(tasks))
+    else:
+        ids = {t.id: k for k, t in enumerate(tasks)}
+        start_s, end_s = [t.start_s for t in tasks], [t.end_s for t in tasks]
     end_of_run = result.makespan_s + retention_s
     out = []
     for o in built.data_objects:
-        t = by_id.get(o.created_by)
-        if t is None:
+        created = o.created_by
+        if created not in ids:
             continue
-        start = t.start_s if o.at_start else t.end_s
-        end = by_id[o.deleted_by].end_s if o.deleted_by is not None and o.deleted_by in by_id else end_of_run
+        k = created if ids.__class__ is range else ids[created]
+        start = start_s[k] if o.at_start else end_s[k]
+        deleted = o.deleted_by
+        if deleted is not None and deleted in ids:
+            end = end_s[deleted if ids.__class__ is range else ids[deleted]]
+        else:
+            end = end_of_run
         out.append((o.tier, o.bytes, start, max(start, end), o.label))
     return out
 

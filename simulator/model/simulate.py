@@ -17,8 +17,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from simulator.collector import collector_paused
 from simulator.errors import ContractError
-from simulator.graph import Flow, Phase, TaskGraph
+from simulator.graph import Phase, TaskGraph
 from simulator.runner import run
 
 from .achieved import AchievedIO, achieved_io, io_amounts, io_timer
@@ -280,11 +281,10 @@ class _Scatter:
             for k, varied in varied_phases:
                 ph = phases[k]
                 flows = list(ph.flows)
-                for m, tiers in varied:  # (as Flow.scaled and Phase.with_flows, without their calls)
-                    fl = flows[m]
-                    f = factors[tiers] if tiers.__class__ is str else max(factors[tier] for tier in tiers)
-                    flows[m] = Flow(fl.resources, fl.amount * f, fl.cap, fl.label)
-                phases[k] = Phase(ph.name, ph.cpu_seconds, ph.threads, tuple(flows), ph.overhead_s)
+                for m, tiers in varied:
+                    flows[m] = flows[m].scaled(factors[tiers] if tiers.__class__ is str
+                                               else max(factors[tier] for tier in tiers))
+                phases[k] = ph.with_flows(tuple(flows))
             tasks[i] = t.with_phases(tuple(phases))
         return replace(graph, tasks=tuple(tasks))
 
@@ -339,6 +339,7 @@ def _stage_timings(tasks, records) -> tuple[StageTiming, ...]:
     return tuple(sorted(out, key=lambda s: s.start_s))
 
 
+@collector_paused()
 def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progress = None,
              demands: ChilesDemands | None = None, record_utilisation: bool = True, vary_storage: bool = True,
              model: Model | None = None, task_bars: bool = True, **build_kwargs) -> SimulationResult:
