@@ -419,12 +419,14 @@ def check_options(options: RunOptions, platform: PlatformSpec, workload: Workloa
 # --- to the simulator ------------------------------------------------------------------------------
 
 def stage_defaults(platform: PlatformSpec, workload: WorkloadSpec) -> dict[str, StagePlacement]:
-    """The placement each stage gets when the request leaves it out: :func:`simulator.model.stages.default_placement`
-    (the stage's own placement facts, else one pool of the compute partition for every stage)."""
+    """The placement each stage a request may place gets when the request leaves it out:
+    :func:`simulator.model.stages.default_placement` (the stage's own placement facts, else one pool of the compute
+    partition for every stage).  A stage continuing another's task is placed with it, so it has none of its own."""
     sc = ScenarioSpec(platform=platform, workload=workload)
+    placed = [s.name for s in as_general(workload).stages if s.dependency != "continues"]
     if not platform.node_types:
-        return {s.name: StagePlacement(stage=s.name) for s in workload.stages}
-    return {s.name: default_placement(sc, s.name) for s in workload.stages}
+        return {name: StagePlacement(stage=name) for name in placed}
+    return {name: default_placement(sc, name) for name in placed}
 
 
 def complete(p: Placement, default: StagePlacement | None) -> StagePlacement:

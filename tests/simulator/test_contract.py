@@ -280,3 +280,12 @@ def test_the_estimate_of_chiles_counts_its_tasks_not_its_phases(catalogue, platf
     assert built == 42 * (1 + (30 if platform == "aws-sydney" else 1)) + 120 + 10 + 1
     assert built <= estimate(spec).tasks <= built + 4
     assert estimate(spec).events >= built * (5 + 1) * 2  # INVERT: five phases
+
+
+def test_the_defaults_are_those_of_the_stages_a_request_may_place(catalogue):
+    """A stage continuing another's task is placed with it: the builder and the API offer CHILES' four stages, not
+    its ten phases."""
+    platforms, workloads = catalogue
+    for slug in ("magnus", "aws-sydney"):
+        assert list(stage_defaults(platforms[slug], workloads["chiles-epoch1"])) == ["copy", "split", "invert",
+                                                                                     "concat"]
