@@ -496,7 +496,9 @@ def _with_background_load(platform: PlatformSpec, loads: Mapping[str, Background
 
 #: memory of one replication per task of one phase (bytes), measured on the reference catalogue (2026-11-25,
 #: ``bench/admission.py``): the general model (the SDP job array, 40,000 jobs = 120,000 tasks) 1.2 kB of resident
-#: memory per task.  Rounded up so the estimate errs on the side of refusing; a task of more phases takes more.
+#: memory per task.  Rounded up so the estimate errs on the side of refusing; a task of more phases takes more
+#: (the CHILES epoch, five phases in its longest task: 2.7-5.6 kB of traced peak per task, 2026-11-27, estimated
+#: 12.5 kB).
 BYTES_PER_TASK = 2_500
 #: engine events per task: each phase starts and ends, plus the task's own start and end (a bound)
 EVENTS_PER_PHASE = 2
