@@ -30,7 +30,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, field_validator
 
 from simulator.errors import ContractError, FieldError, join_path
-from simulator.model.chiles import default_placements
 from simulator.model.placement import stage_tiers, tier_resources
 from simulator.model.simulate import check_scenario
 from simulator.model.specs import (
@@ -177,8 +176,8 @@ ResourceName = Annotated[str, Field(min_length=1, max_length=LIMITS.max_slug_cha
 
 
 class Placement(_Contract):
-    """Where and how one stage runs; a field left out keeps the stage's default on the platform (for CHILES the
-    paper's placement, §5)."""
+    """Where and how one stage runs; a field left out keeps the stage's default on the platform (what the stage's
+    placement facts say, else the platform's compute partition)."""
 
     stage: ResourceName = Field(description="a stage of the workload, e.g. invert")
     node_type: ResourceName | None = Field(None, description="node or instance type of the platform")
@@ -191,8 +190,8 @@ class Placement(_Contract):
     launch_interval_s: LaunchInterval | None = Field(None, description="elastic: seconds between launches")
     queue_wait_s: QueueWait | None = Field(None, description="a fixed queue wait instead of the platform's model "
                                                              "(batch platforms)")
-    subbands_per_task: SubbandsPerTask | None = Field(None, description="CHILES split on a cloud: sub-bands one "
-                                                                        "instance processes one after the other")
+    subbands_per_task: SubbandsPerTask | None = Field(None, description="a stage whose work comes in items: items "
+                                                                        "one task processes one after the other")
     storage_scratch: ResourceName | None = Field(None, description="storage tier used as working space (default: "
                                                                    "the node-local tier, else the input tier)")
     stage_in: bool | None = Field(None, description="copy each task's inputs from storage_in to scratch before "
@@ -420,14 +419,14 @@ def check_options(options: RunOptions, platform: PlatformSpec, workload: Workloa
 # --- to the simulator ------------------------------------------------------------------------------
 
 def stage_defaults(platform: PlatformSpec, workload: WorkloadSpec) -> dict[str, StagePlacement]:
-    """The placement each stage gets when the request leaves it out: for CHILES the paper's (§5), otherwise
-    :func:`simulator.model.stages.default_placement` (one pool of the compute partition for every stage)."""
-    if workload.template == "chiles" and (platform.node_types or platform.storage):
-        return {p.stage: p for p in default_placements(platform, workload)}
+    """The placement each stage a request may place gets when the request leaves it out:
+    :func:`simulator.model.stages.default_placement` (the stage's own placement facts, else one pool of the compute
+    partition for every stage).  A stage continuing another's task is placed with it, so it has none of its own."""
     sc = ScenarioSpec(platform=platform, workload=workload)
+    placed = [s.name for s in as_general(workload).stages if s.dependency != "continues"]
     if not platform.node_types:
-        return {s.name: StagePlacement(stage=s.name) for s in workload.stages}
-    return {s.name: default_placement(sc, s.name) for s in workload.stages}
+        return {name: StagePlacement(stage=name) for name in placed}
+    return {name: default_placement(sc, name) for name in placed}
 
 
 def complete(p: Placement, default: StagePlacement | None) -> StagePlacement:
@@ -449,15 +448,10 @@ def scenario_spec(options: RunOptions, platform: PlatformSpec, workload: Workloa
             errors.append(FieldError(f"{at}.placements[{i}].slots_per_node",
                                      "an elastic pool runs one task per instance; use a static or dynamic policy to "
                                      "run several per node"))
-        elif pl.slots_per_node is not None and pl.slots_per_node > 1 and workload.template == "chiles":
-            errors.append(FieldError(f"{at}.placements[{i}].slots_per_node",
-                                     "the CHILES model runs one work-unit per node, as the case study did; "
-                                     "leave slots_per_node out"))
-        if pl.submission == "job_per_task" and (pl.policy == "elastic" or workload.template == "chiles"):
-            why = ("elastic instances are launched one per task, not submitted as batch jobs"
-                   if pl.policy == "elastic" else "the CHILES model runs the case study's allocations")
-            errors.append(FieldError(f"{at}.placements[{i}].submission", f"job_per_task cannot apply here: {why}; "
-                                                                         f"use allocation"))
+        if pl.submission == "job_per_task" and pl.policy == "elastic":
+            errors.append(FieldError(f"{at}.placements[{i}].submission",
+                                     "job_per_task cannot apply here: elastic instances are launched one per task, "
+                                     "not submitted as batch jobs; use allocation"))
         try:
             stage_tiers(platform, pl)
         except ValueError as exc:
@@ -500,11 +494,12 @@ def _with_background_load(platform: PlatformSpec, loads: Mapping[str, Background
 
 # --- admission -------------------------------------------------------------------------------------
 
-#: memory of one replication per task of its graph (bytes), by template.  Measured on the reference catalogue
-#: (2026-11-25, ``bench/admission.py``): CHILES epoch (42 days) 3.5-3.6 kB of traced peak on the batch platforms and
-#: 5.9 kB on the cloud; the general model (the SDP job array, 40,000 jobs = 120,000 tasks) 1.2 kB of resident
-#: memory per task.  Rounded up so the estimate errs on the side of refusing.
-BYTES_PER_TASK = {"chiles": 8_000, "stages": 2_500, "job_array": 2_500, "custom_dag": 2_500}
+#: memory of one replication per task of one phase (bytes), measured on the reference catalogue (2026-11-25,
+#: ``bench/admission.py``): the general model (the SDP job array, 40,000 jobs = 120,000 tasks) 1.2 kB of resident
+#: memory per task.  Rounded up so the estimate errs on the side of refusing; a task of more phases takes more
+#: (the CHILES epoch, five phases in its longest task: 2.7-5.6 kB of traced peak per task, 2026-11-27, estimated
+#: 12.5 kB).
+BYTES_PER_TASK = 2_500
 #: engine events per task: each phase starts and ends, plus the task's own start and end (a bound)
 EVENTS_PER_PHASE = 2
 
@@ -538,42 +533,27 @@ def _count(value: Any, default: float = 1.0) -> float:
 def estimate(spec: ScenarioSpec) -> Estimate:
     """Tasks, events and memory of one replication of ``spec``, from its parameters (never by building the
     graph, which is what an absurd request would make too large)."""
-    w = spec.workload
-    phases_per_task = 4.0  # CHILES: select, regrid, write + an optional restore (the largest stage, SPLIT)
-    if w.template == "chiles":
-        explicit = w.param("day_sizes")
-        days = len(explicit) if explicit else _count(w.param("n_days", 1))
-        subbands = (_count(w.param("n_subbands")) if w.param("n_subbands") else
-                    max(1.0, round(_count(w.param("bandwidth")) / _count(w.param("subband_width")))))
-        placed = {p.stage: p for p in spec.placements}
-        split = placed.get("split") or stage_defaults(spec.platform, w).get("split") or spec.placement("split")
-        per_task = min(subbands, float(split.subbands_per_task or subbands))
-        groups = math.ceil(subbands / _count(w.param("max_concat_subbands", 12), 12.0))
-        tasks = days * (1 + math.ceil(subbands / per_task)) + subbands + groups + 1
-    else:
-        g = as_general(w)
-        placed = {p.stage: p for p in spec.placements}
-        # a stage continuing another adds phases to that stage's tasks, not tasks; the others are placed as the
-        # scenario says, else by their defaults (their own placement facts)
-        heads = [s for s in g.stages if s.dependency != "continues"]
-        defaults = stage_defaults(spec.platform, g) if spec.platform.node_types and len(placed) < len(heads) else {}
-        try:  # a stage whose work comes in items runs one task per chunk of them
-            counts = [task_count(s, g) * len(work_chunks(s, g, placed.get(s.name) or defaults.get(s.name)
-                                                         or StagePlacement(s.name))) for s in heads]
-        except ValueError:
-            counts = [1 for _ in heads]  # the build names the bad count
-        tasks = float(sum(max(1, c) for c in counts)) + len(heads)
-        longest = max((len(chain(g, h.name)) for h in heads), default=1)
-        phases_per_task = 2.0 * longest  # overhead, then CPU and I/O together, for each phase of the longest task
-        # staging copies in and out, and a job's dispatch, are phases of their own
-        extra = max((int(p.stage_in) + int(p.stage_out) + int((p.submission or spec.platform.scheduler.submission)
-                                                               == "job_per_task") for p in spec.placements), default=0)
-        memory_scale = (phases_per_task + extra) / 2.0  # measured on tasks of one phase
-        phases_per_task += extra
+    g = as_general(spec.workload)
+    placed = {p.stage: p for p in spec.placements}
+    # a stage continuing another adds phases to that stage's tasks, not tasks; the others are placed as the
+    # scenario says, else by their defaults (their own placement facts)
+    heads = [s for s in g.stages if s.dependency != "continues"]
+    defaults = stage_defaults(spec.platform, g) if spec.platform.node_types and len(placed) < len(heads) else {}
+    try:  # a stage whose work comes in items runs one task per chunk of them
+        counts = [task_count(s, g) * len(work_chunks(s, g, placed.get(s.name) or defaults.get(s.name)
+                                                     or StagePlacement(s.name))) for s in heads]
+    except ValueError:
+        counts = [1 for _ in heads]  # the build names the bad count
+    tasks = float(sum(max(1, c) for c in counts)) + len(heads)
+    longest = max((len(chain(g, h.name)) for h in heads), default=1)
+    phases_per_task = 2.0 * longest  # overhead, then CPU and I/O together, for each phase of the longest task
+    # staging copies in and out, and a job's dispatch, are phases of their own
+    extra = max((int(p.stage_in) + int(p.stage_out) + int((p.submission or spec.platform.scheduler.submission)
+                                                           == "job_per_task") for p in spec.placements), default=0)
+    memory_scale = (phases_per_task + extra) / 2.0  # measured on tasks of one phase
+    phases_per_task += extra
     tasks = math.ceil(tasks) if math.isfinite(tasks) else math.inf
-    per_task = BYTES_PER_TASK.get(w.template, max(BYTES_PER_TASK.values()))
-    if w.template != "chiles":
-        per_task *= memory_scale
+    per_task = BYTES_PER_TASK * memory_scale
     return Estimate(tasks=tasks, events=math.ceil(tasks * (phases_per_task + 1) * EVENTS_PER_PHASE)
                     if math.isfinite(tasks) else math.inf, memory_bytes=tasks * per_task)
 

@@ -30,7 +30,7 @@ from apps.profiles.uploads import StoredUpload, upload_name
 
 __all__ = [
     "InvalidRequest", "store_upload", "discard_upload", "UPLOAD_NOT_FOUND", "PROFILE_FILE_NOT_IN_STORAGE", "create_import", "dispatch_import", "execute_import", "cancel_import",
-    "import_file", "calibrate", "apply_calibration", "measure_tier", "apply_tier_measurement",
+    "import_file", "calibrate", "later_phases", "apply_calibration", "measure_tier", "apply_tier_measurement",
     "ImportJobs", "IMPORT_JOBS",
 ]
 
@@ -183,6 +183,19 @@ def import_file(path: Path | str, *, fmt: str = "auto", user=None, platform=None
 
 # --- calibration -------------------------------------------------------------------------------------
 
+def later_phases(stage) -> list[str]:
+    """The stages of ``stage``'s workload that continue its task (``dependency`` ``continues``), in chain order."""
+    rows = {st.name: st for st in stage.workload.stages.all()}
+    out, at = [], stage.name
+    while True:
+        nxt = next((st.name for st in rows.values() if st.dependency == "continues" and list(st.depends_on) == [at]
+                    and st.name not in out), None)
+        if nxt is None:
+            return out
+        out.append(nxt)
+        at = nxt
+
+
 def calibrate(*, profiles: list[Profile], stage, platform, node_type: str | None = None, tier: str | None = None,
               user=None) -> Calibration:
     """Derive the stage's demands from ``profiles`` (one run), fit the overhead on ``platform``, save the result."""
@@ -193,6 +206,11 @@ def calibrate(*, profiles: list[Profile], stage, platform, node_type: str | None
         raise InvalidRequest("a fio profile measures a storage tier, not a stage: apply it to a tier instead")
     if len(set(kinds)) != len(kinds):
         raise InvalidRequest("profiles of one run: at most one strace and one per-second samples file")
+    phases = later_phases(stage)
+    if phases:
+        raise InvalidRequest(f"stage {stage.name!r} runs as one task with the phases {', '.join(phases)} after it; a "
+                             f"profile of the whole task cannot say which phase each demand belongs to: calibrate a "
+                             f"stage that is its task's only phase")
     default_nt, default_tier = adapters.default_node_and_tier(platform)
     node_type = node_type or default_nt
     tier = tier or default_tier

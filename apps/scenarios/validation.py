@@ -300,9 +300,8 @@ def fit_model(workload_slug: str = DEFAULT_WORKLOAD, demands: list[Demand] | Non
     """Refit the workload's fitted values from the observations marked for fitting and store them, each with
     provenance "fitted to observations ..."; raises ValueError when the fit cannot be made (nothing is saved).
 
-    With no ``demands``, the INVERT CPU split (:func:`~simulator.model.calibration.invert_cpu_demands`, of the
-    CHILES builder's record or of a workload of the general model) fitted to the observations marked
-    ``invert_cpu``.  With ``demands`` (a
+    With no ``demands``, the INVERT CPU split (:func:`~simulator.model.calibration.invert_cpu_demands`: the CPU of the
+    invert task's serial and parallel phases) fitted to the observations marked ``invert_cpu``.  With ``demands`` (a
     stage's per-task demand ``<stage>.<field>`` or a parameter, bounded), any workload: fitted to its observations
     of a ``makespan``, ``run_time`` or ``stage_time:<stage>`` marked for fitting, each simulated with the workload's
     default placements on the observation's platform (:func:`default_scenario`)."""

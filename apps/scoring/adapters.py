@@ -81,14 +81,14 @@ def summary_from_median(r: dict, replications: int, label: str, note: str = "") 
         **_achieved(r.get("achieved_io")))
 
 
-def reference_origin(platform: Platform) -> str:
-    """The slug of the reference platform ``platform`` is a (copy of a) copy of, or its own: a workspace copy is
-    scored with its original's scenario, so an unedited copy scores like the original."""
+def reference_origin(obj: Platform | Workload) -> str:
+    """The slug of the reference platform or workload ``obj`` is a (copy of a) copy of, or its own: a workspace
+    copy is scored with its original's scenario, so an unedited copy scores like the original."""
     seen = set()
-    while platform.copied_from_id is not None and platform.pk not in seen:
-        seen.add(platform.pk)
-        platform = platform.copied_from
-    return platform.slug
+    while obj.copied_from_id is not None and obj.pk not in seen:
+        seen.add(obj.pk)
+        obj = obj.copied_from
+    return obj.slug
 
 
 def simulate_epochs(platforms: list[Platform], workload: Workload, *, replications: int = 5,
@@ -97,10 +97,14 @@ def simulate_epochs(platforms: list[Platform], workload: Workload, *, replicatio
     specs = {p.slug: platform_spec(p) for p in platforms}
     origin = {p.slug: reference_origin(p) for p in platforms}
     w = workload_spec(workload)
+    # the paper's own runs apply where the paper published a run to rank: the platforms of Table 3 for the
+    # workload (or the reference workload it is a copy of)
+    source = Workload.objects.filter(slug=reference_origin(workload), workspace=None).first()
+    paper_runs = set(published_table(source)) if source is not None else set()
     out = {}
     for slug, spec in specs.items():
         note = ""
-        if workload.template == "chiles" and origin[slug] in PAPER_SCENARIO:
+        if origin[slug] in PAPER_SCENARIO and origin[slug] in paper_runs:
             scenario = PAPER_SCENARIO[origin[slug]](spec, w)
             note = f"the paper's run: {scenario.label}"
             if origin[slug] == "pleiades":

@@ -31,8 +31,8 @@ from apps.workloads.services import InvalidWorkload, create_workload, import_int
 __all__ = ["PickedFactsForm", "NewWorkloadEditor", "NewPlatformEditor", "ImportWorkloadForm", "import_upload",
            "NEW_TEMPLATES"]
 
-#: templates a workload starts from on the site (the CHILES template needs its many parameters: copy the reference)
-NEW_TEMPLATES = tuple(t for t in Workload.Template if t != Workload.Template.CHILES)
+#: templates a workload starts from on the site
+NEW_TEMPLATES = tuple(Workload.Template)
 #: the first stage's demands asked for on the new-workload page (the edit page has the rest)
 STAGE_FACTS = ("n_tasks", "cpu_seconds", "input_read_bytes", "output_write_bytes")
 #: what a new platform's page asks for: the platform, its node type and its storage tier

@@ -22,7 +22,6 @@ __all__ = ["Workload", "WorkloadStage", "ReferenceObservation"]
 
 class Workload(CatalogueModel):
     class Template(models.TextChoices):
-        CHILES = "chiles", "CHILES imaging (copy → split → invert → concat)"
         JOB_ARRAY = "job_array", "job array (stage-in / compute / stage-out)"
         CUSTOM_DAG = "custom_dag", "custom DAG of stages"
         STAGES = "stages", "DAG of stages (the general model)"

@@ -2,8 +2,8 @@
 
 Pure Python (no Django, Celery or database).  Inputs and outputs are frozen
 dataclasses; see :mod:`simulator.model.specs` (inputs), :mod:`simulator.model.stages`
-(the general model; :mod:`simulator.model.chiles` the CHILES builder), :mod:`simulator.model.built` (what a
-builder gives the engine and billing), :mod:`simulator.model.simulate` (runs, Monte Carlo) and
+(the general model: every workload, the CHILES case study included, is data of it), :mod:`simulator.model.built`
+(what the builder gives the engine and billing), :mod:`simulator.model.simulate` (runs, Monte Carlo) and
 :mod:`simulator.model.validation` (published vs simulated).
 """
 
@@ -11,7 +11,6 @@ __all__ = [
     "specs",
     "catalogue",
     "calibration",
-    "chiles",
     "placement",
     "queue",
 ]

@@ -118,6 +118,11 @@ def _alive_counts(intervals: list[tuple[float, float]]):
     return at
 
 
+def _what(pool: str, stages: dict[str, list[str]]) -> str:
+    """What a compute line bills: the stages whose tasks ran in ``pool`` (``split, invert``), else the pool."""
+    return ", ".join(stages.get(pool) or ()) or pool
+
+
 def bill(built: BuiltGraph, result: RunResult, scenario: ScenarioSpec) -> Bill:
     """Cost lines of one run."""
     p = scenario.platform
@@ -142,6 +147,10 @@ def bill(built: BuiltGraph, result: RunResult, scenario: ScenarioSpec) -> Bill:
         pool_instances[name] = inst
         per_type[pi.node_type].extend(inst)
     alive = {k: _alive_counts(v) for k, v in per_type.items()}
+    stages: dict[str, list[str]] = defaultdict(list)  # a pool's stages, in the order their tasks come
+    for t in built.graph.tasks:
+        if t.pool is not None and t.stage not in stages[t.pool]:
+            stages[t.pool].append(t.stage)
 
     for name, inst in pool_instances.items():
         pi = info[name]
@@ -155,7 +164,7 @@ def bill(built: BuiltGraph, result: RunResult, scenario: ScenarioSpec) -> Bill:
             rate = p.pricing.node_hour_aud
             secs = sum(billed_seconds(b - a, gran) for a, b in inst)
             hours_billed += secs / SECONDS_PER_HOUR
-            lines.append(CostLine("compute", f"{name} ({nt.name})", secs / SECONDS_PER_HOUR, "node-hour", rate,
+            lines.append(CostLine("compute", f"{_what(name, stages)} ({nt.name})", secs / SECONDS_PER_HOUR, "node-hour", rate,
                                   node_hour_cost(secs, rate or 0.0),
                                   f"{rec.nodes} nodes held {(rec.released_s - rec.available_s) / 3600:.1f} h"))
         elif pi.pricing in ("on_demand", "spot"):
@@ -176,8 +185,8 @@ def bill(built: BuiltGraph, result: RunResult, scenario: ScenarioSpec) -> Bill:
                 secs_total = sum(billed_seconds(b - a, gran) for a, b in inst)
                 total = secs_total / 3600.0 * rate
             hours_billed += secs_total / SECONDS_PER_HOUR
-            lines.append(CostLine("compute", f"{name} ({nt.name}, {pi.pricing})", secs_total / 3600.0, "instance-hour",
-                                  rate, total, f"{len(inst)} instances, {used / 3600:.1f} h used"))
+            lines.append(CostLine("compute", f"{_what(name, stages)} ({nt.name}, {pi.pricing})", secs_total / 3600.0,
+                                  "instance-hour", rate, total, f"{len(inst)} instances, {used / 3600:.1f} h used"))
         else:
             hours_billed += 0.0
 

@@ -10,12 +10,12 @@ gives the simulated value of one observation; :func:`scenario_predictor` builds 
 observation, marked or not, then gets its prediction and error, the marked ones flagged
 in-sample.
 
-The catalogue's CHILES INVERT CPU split (``invert_cpu_serial``, ``invert_cpu_parallel``,
-core-seconds of the profiles' reference core) is one use: its inputs are the reference
+The catalogue's CHILES INVERT CPU split (the ``cpu_seconds`` of the invert task's serial and parallel gridding
+phases, core-seconds of the profiles' reference core) is one use: its inputs are the reference
 observations whose ``fit`` is ``invert_cpu`` (the cloud and HPC-centre single INVERT times,
 §6.2, where the same work-unit ran on 4 threads and on 1), its prediction the very work-unit
 scenario that validation compares with (:func:`work_unit_scenario`).  The catalogue stores the
-result as two workload parameters with provenance "fitted to observations ..."
+result in those two stages with provenance "fitted to observations ..."
 (``manage.py fit_model`` refits and stores them).  A storage tier's ``performance_cv`` is fitted apart
 (:func:`fit_storage_cv`, bisection on the spread of replications).
 """
@@ -33,10 +33,9 @@ from scipy.optimize import least_squares
 from simulator.runner import run
 
 from .catalogue import Observation
-from .chiles import chiles_demands, default_placements
 from .simulate import build, simulate
 from .specs import PlatformSpec, ScenarioSpec, StagePlacement, WorkloadSpec
-from .stages import GENERAL_TEMPLATES, default_placement
+from .stages import default_placement
 from .sub_pipeline import Scale, chain, sub_pipeline
 
 __all__ = ["FittedParameter", "FIT_INVERT_CPU", "fit_invert_cpu", "invert_cpu_demands", "work_unit", "work_unit_scenario", "work_unit_time", "work_unit_staging_time",
@@ -262,14 +261,10 @@ def work_unit_scenario(platform: PlatformSpec, workload: WorkloadSpec, stage: st
     Cloud: the stage's default instance type, one instance, no boot time; SPLIT reads
     from general-purpose block storage (the §6.1 test), INVERT stages from the object
     store (§6.2).  Cluster/HPC: one node of the compute partition on the first shared
-    tier, no queue wait.  For a workload of the general model the scenario's workload is
-    the work-unit itself (:func:`work_unit`); ``days`` and ``channels`` size the INVERT one."""
-    general = workload.template in GENERAL_TEMPLATES
+    tier, no queue wait.  The scenario's workload is the work-unit itself (:func:`work_unit`); ``days`` and
+    ``channels`` size the INVERT one."""
     if platform.is_cloud:
-        if general:
-            base = default_placement(ScenarioSpec(platform=platform, workload=workload), stage)
-        else:
-            base = {p.stage: p for p in default_placements(platform, workload)}[stage]
+        base = default_placement(ScenarioSpec(platform=platform, workload=workload), stage)
         if stage == "split":
             gp = platform.storage_tier(kind="block_gp").name
             pl = replace(base, nodes=1, storage_in=gp, storage_out=gp, subbands_per_task=None)
@@ -282,9 +277,8 @@ def work_unit_scenario(platform: PlatformSpec, workload: WorkloadSpec, stage: st
         pls = tuple(StagePlacement(s, None, 1, t, t, "none", "static") for s in ("split", "invert"))
         queue = replace(platform.scheduler.queue_wait, model="none")
         platform = replace(platform, scheduler=replace(platform.scheduler, queue_wait=queue))
-    if general:
-        workload = work_unit(workload, stage, days=days, channels=channels)
-        pls = tuple(pl for pl in pls if pl.stage == stage)
+    workload = work_unit(workload, stage, days=days, channels=channels)
+    pls = tuple(pl for pl in pls if pl.stage == stage)
     return ScenarioSpec(platform=platform, workload=workload, placements=pls, include_copy=False,
                         label=f"single {stage}")
 
@@ -308,32 +302,12 @@ def work_unit(workload: WorkloadSpec, stage: str, *, days: int | None = None, ch
         cpu=cpu, input_reads=n / float(workload.param("n_days")) * ch, ops=ch, output_writes=ch)})
 
 
-def _unit_run(platform: PlatformSpec, workload: WorkloadSpec, stage: str, *, days: int | None = None,
-              channels: float = 1.0) -> tuple[ScenarioSpec, dict]:
-    """The work-unit's scenario and what :func:`simulate` or :func:`build` takes with it."""
-    if workload.template in GENERAL_TEMPLATES:
-        return work_unit_scenario(platform, workload, stage, days=days, channels=channels), {}
-    kwargs = {"stages": (stage,), "subbands": 1, **_work_unit_kwargs(workload, stage, days)}
-    if channels == 1.0:
-        return work_unit_scenario(platform, workload, stage), kwargs
-    wide = with_parameters(workload, subband_width=channels * float(workload.param("subband_width")))
-    return work_unit_scenario(platform, wide, stage), {**kwargs, "demands": chiles_demands(workload)}
-
-
 def work_unit_time(platform: PlatformSpec, workload: WorkloadSpec, stage: str, *, seed: int = 0):
     """The simulated task of one work-unit (see :func:`work_unit_scenario`): (seconds, bound_by)."""
-    sc, kwargs = _unit_run(platform, workload, stage)
-    r = simulate(sc, seed=seed, vary_storage=False, record_utilisation=False, **kwargs)
+    sc = work_unit_scenario(platform, workload, stage)
+    r = simulate(sc, seed=seed, vary_storage=False, record_utilisation=False)
     t = r.tasks[0]
     return t.end_s - t.start_s, t.bound_by
-
-
-def _work_unit_kwargs(workload: WorkloadSpec, stage: str, days: int | None = None) -> dict:
-    w = workload
-    if stage == "split":
-        return {"days": [float(w.param("reference_day_size"))]}
-    n = int(w.param("invert_reference_days")) if days is None else int(days)
-    return {"days": [float(w.param("day_size_mean"))] * n}
 
 
 def invert_time_for_days(platform: PlatformSpec, workload: WorkloadSpec, days: int, *, seed: int = 0,
@@ -341,8 +315,8 @@ def invert_time_for_days(platform: PlatformSpec, workload: WorkloadSpec, days: i
     """Seconds of the single INVERT work-unit (:func:`work_unit_scenario`) imaging ``days`` mean-size days of one
     sub-band ``channels`` times as wide (same channel width), as the paper's §7 tests varied the days and the
     channels imaged; the demands stay those of ``workload``'s reference work-unit."""
-    sc, kwargs = _unit_run(platform, workload, "invert", days=days, channels=channels)
-    r = simulate(sc, seed=seed, vary_storage=False, record_utilisation=False, **kwargs)
+    sc = work_unit_scenario(platform, workload, "invert", days=days, channels=channels)
+    r = simulate(sc, seed=seed, vary_storage=False, record_utilisation=False)
     return r.tasks[0].end_s - r.tasks[0].start_s
 
 
@@ -354,21 +328,13 @@ def split_instance_time(platform: PlatformSpec, workload: WorkloadSpec, day_byte
     if not platform.is_cloud:
         return None
     quick = replace(platform, node_types=tuple(replace(n, boot_seconds=0.0) for n in platform.node_types))
-    if workload.template in GENERAL_TEMPLATES:  # one task of the stage, its demands scaled to the day and sub-bands
-        base = default_placement(ScenarioSpec(platform=platform, workload=workload), "split")
-        subbands = int(base.subbands_per_task or 1)
-        f = float(day_bytes) / float(workload.param("reference_day_size")) * subbands
-        unit = sub_pipeline(workload, ("split",), scale={"split": Scale(cpu=f, input_reads=f, ops=f, output_writes=f)})
-        scenario = ScenarioSpec(platform=quick, workload=unit, placements=(replace(base, nodes=1,
-                                subbands_per_task=None),), include_copy=False, label="one split instance")
-        r = simulate(scenario, seed=seed, vary_storage=False, record_utilisation=False)
-    else:
-        base = {p.stage: p for p in default_placements(platform, workload)}["split"]
-        subbands = int(base.subbands_per_task or 1)
-        scenario = ScenarioSpec(platform=quick, workload=workload, placements=(replace(base, nodes=1),),
-                                include_copy=False, label="one split instance")
-        r = simulate(scenario, seed=seed, stages=("split",), subbands=subbands, days=[float(day_bytes)],
-                     vary_storage=False, record_utilisation=False)
+    base = default_placement(ScenarioSpec(platform=platform, workload=workload), "split")
+    subbands = int(base.subbands_per_task or 1)
+    f = float(day_bytes) / float(workload.param("reference_day_size")) * subbands  # the day and its sub-bands
+    unit = sub_pipeline(workload, ("split",), scale={"split": Scale(cpu=f, input_reads=f, ops=f, output_writes=f)})
+    scenario = ScenarioSpec(platform=quick, workload=unit, placements=(replace(base, nodes=1, subbands_per_task=None),),
+                            include_copy=False, label="one split instance")
+    r = simulate(scenario, seed=seed, vary_storage=False, record_utilisation=False)
     t = r.tasks[0]
     return t.end_s - t.start_s, t.bound_by, subbands
 
@@ -380,8 +346,7 @@ def work_unit_staging_time(platform: PlatformSpec, workload: WorkloadSpec, stage
                            seed: int = 0) -> float | None:
     """Seconds the single work-unit spent copying between the object store and its instance disk (its stage-in and
     stage-out phases, as the runner timed them), ``None`` when it stages nothing on ``platform``."""
-    sc, kwargs = _unit_run(platform, workload, stage)
-    built = build(sc, rng=random.Random(seed), **kwargs)
+    built = build(work_unit_scenario(platform, workload, stage), rng=random.Random(seed))
     if not any(f.label in STAGING_LABELS for t in built.graph.tasks for ph in t.phases for f in ph.flows):
         return None
     result = run(built.graph, record_utilisation=False,
@@ -390,11 +355,8 @@ def work_unit_staging_time(platform: PlatformSpec, workload: WorkloadSpec, stage
 
 
 def invert_cpu_demands(workload: WorkloadSpec) -> list[Demand]:
-    """The INVERT CPU split a fit solves for: the ``invert_cpu_serial`` and ``invert_cpu_parallel`` parameters of
-    the CHILES builder's record or, for a workload of the general model, the CPU of the phases of the invert task
-    run on one thread and on more (``<stage>.cpu_seconds``)."""
-    if workload.template not in GENERAL_TEMPLATES:
-        return [Demand("invert_cpu_serial"), Demand("invert_cpu_parallel")]
+    """The INVERT CPU split a fit solves for: the CPU of the phases of the invert task run on one thread and on
+    more (``<stage>.cpu_seconds``)."""
     cpu = [st for st in chain(workload, "invert") if st.cpu_seconds > 0]
     serial = [st for st in cpu if st.usable_threads == 1]
     parallel = [st for st in cpu if st.usable_threads > 1]
@@ -421,8 +383,6 @@ def fit_invert_cpu(platforms: dict[str, PlatformSpec], workload: WorkloadSpec,
                          f"found {len(marked)}")
 
     demands = invert_cpu_demands(workload)
-    if any(d.stage_field is None and workload.param(d.name) is None for d in demands):
-        workload = with_parameters(workload, **{d.name: float(workload.param(d.name, 1000.0)) for d in demands})
 
     def predict(w: WorkloadSpec, o: Observation) -> float:
         return work_unit_time(platforms[o.platform], w, "invert")[0]
@@ -440,10 +400,9 @@ def fit_invert_cpu(platforms: dict[str, PlatformSpec], workload: WorkloadSpec,
               f"simulated on each observation's platform with everything else from the catalogue (staging, creation, "
               f"random writes, core speed, usable threads); serial and parallel core-seconds solved so the simulated "
               f"times equal the observed ones (least squares over {len(keys)} observations)")
-    if workload.template in GENERAL_TEMPLATES:
-        days, ref = int(workload.param("n_days")), int(workload.param("invert_reference_days"))
-        method += (f"; the values are the invert task's over all n_days ({days}) days, which the work-unit scales "
-                   f"to its {ref} (seed 000 §7: x (days / n_days)^invert_time_visibility_exponent)")
+    days, ref = int(workload.param("n_days")), int(workload.param("invert_reference_days"))
+    method += (f"; the values are the invert task's over all n_days ({days}) days, which the work-unit scales "
+               f"to its {ref} (seed 000 §7: x (days / n_days)^invert_time_visibility_exponent)")
     sources = "; ".join(f"{o.key} = {o.value:g} s ({o.where})" for o in marked)
     return [FittedParameter(demands[0].name, x[0], "s", method, sources, keys),
             FittedParameter(demands[1].name, x[1], "s", method, sources, keys)]
@@ -458,10 +417,10 @@ def work_unit_spread(platform: PlatformSpec, workload: WorkloadSpec, stage: str,
     from .simulate import replication_seed
 
     tiers = tuple(replace(t, performance_cv=cv) if t.name == tier else t for t in platform.storage)
-    sc, kwargs = _unit_run(replace(platform, storage=tiers), workload, stage)
+    sc = work_unit_scenario(replace(platform, storage=tiers), workload, stage)
     xs = []
     for i in range(replications):
-        t = simulate(sc, seed=replication_seed(seed, i), record_utilisation=False, **kwargs).tasks[0]
+        t = simulate(sc, seed=replication_seed(seed, i), record_utilisation=False).tasks[0]
         xs.append(t.end_s - t.start_s)
     return statistics.fmean(xs), statistics.stdev(xs)
 

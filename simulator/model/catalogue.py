@@ -318,7 +318,7 @@ def workload_from_dict(d: dict[str, Any]) -> WorkloadSpec:
     """A :class:`WorkloadSpec` from one entry of ``workloads.json`` (or a workload file)."""
     params = {k: fact_value(d.get("parameters", {}), k) for k in d.get("parameters", {})}
     return WorkloadSpec(
-        slug=d["slug"], name=d.get("name", d["slug"]), template=d.get("template", "chiles"),
+        slug=d["slug"], name=d.get("name", d["slug"]), template=d.get("template", "stages"),
         parameters=params, stages=tuple(stage_from_dict(s) for s in d.get("stages", ())),
     )
 

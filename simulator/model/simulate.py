@@ -25,12 +25,11 @@ from simulator.runner import run
 from .achieved import AchievedIO, achieved_io, io_amounts, io_timer
 from .billing import Bill, CostLine, bill, gb_months, storage_intervals
 from .built import BuiltGraph
-from .chiles import STAGES, ChilesDemands, build_chiles, chiles_demands
 from .placement import share_node_cores
 from .queue import sample_queue_wait
 from .specs import ScenarioSpec
 from .spot import sample_interruption
-from .stages import GENERAL_TEMPLATES, build_stages
+from .stages import GENERAL_TEMPLATES, as_general, build_stages
 
 __all__ = [
     "TaskBar",
@@ -114,28 +113,38 @@ def check_scenario(scenario: ScenarioSpec) -> None:
     """Refuse options the model would otherwise ignore; a :class:`~simulator.errors.ContractError` (a ValueError)
     names the field by its path.
 
-    A CHILES run on a cluster or HPC centre with ``single_allocation`` waits in the
-    queue once, for the one allocation every batch stage shares: a per-stage
-    ``queue_wait_s`` can only be honoured if all those stages give the same value.  COPY
-    there runs on the centre's data-transfer node outside the batch queue, and elastic
-    (cloud) pools never queue, so a ``queue_wait_s`` on them is refused too."""
-    if scenario.workload.template != "chiles":
-        return  # the generic builders give each stage its own pool and honour each stage's wait
+    A ``queue_wait_s`` above zero is refused where nothing queues: on elastic instances, on the cloud (unless the stage submits
+    one job per task), and on a cluster or HPC stage that brings its data over a link (it runs on the centre's
+    data-transfer node, outside the batch queue).  On a batch platform with ``single_allocation`` the run waits
+    once, for the one allocation its batch stages share: a per-stage wait can only be honoured if every one of
+    them gives the same value."""
     p = scenario.platform
+    w = as_general(scenario.workload)
+    linked = {s.name for s in w.stages if s.link}
     waits = {}
     for i, pl in enumerate(scenario.placements):
         if pl.queue_wait_s is None:
             continue
         where = f"options.placements[{i}].queue_wait_s"
-        if pl.policy == "elastic" or p.is_cloud:
+        per_job = (pl.submission or p.scheduler.submission) == "job_per_task"
+        queues = not (pl.policy == "elastic" or (p.is_cloud and not per_job) or (pl.stage in linked and not p.is_cloud))
+        if not queues and pl.queue_wait_s == 0:
+            continue  # no wait where nothing queues: nothing to honour
+        if pl.policy == "elastic" or (p.is_cloud and not per_job):
             raise ContractError.at(where, f"stage {pl.stage!r} runs on {'the cloud' if p.is_cloud else 'elastic'} "
                                           f"instances, which do not queue; remove the queue wait")
-        if pl.stage == "copy":
-            raise ContractError.at(where, "COPY runs on the centre's data-transfer node, outside the batch queue; "
-                                          "remove the queue wait")
-        waits[pl.stage] = (where, pl.queue_wait_s)
+        if pl.stage in linked and not p.is_cloud:
+            raise ContractError.at(where, f"stage {pl.stage!r} brings its data over the {w.stage(pl.stage).link} "
+                                          f"link on the centre's data-transfer node, outside the batch queue; "
+                                          f"remove the queue wait")
+        if not per_job:
+            waits[pl.stage] = (where, pl.queue_wait_s)
     if scenario.single_allocation and not p.is_cloud and waits:
-        batch = [s for s in STAGES if s != "copy" and scenario.placement(s).policy != "elastic"]
+        placed = {pl.stage: pl for pl in scenario.placements}
+        batch = [s.name for s in w.stages if s.dependency != "continues" and s.name not in linked
+                 and (s.name not in placed or (placed[s.name].policy != "elastic"
+                                               and (placed[s.name].submission or p.scheduler.submission)
+                                               != "job_per_task"))]
         values = {waits.get(s, (None, None))[1] for s in batch}
         if len(values) > 1:
             where = next(iter(waits.values()))[0]
@@ -144,22 +153,18 @@ def check_scenario(scenario: ScenarioSpec) -> None:
                                           f"single_allocation to false to queue each stage on its own")
 
 
-def build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: random.Random | None = None,
-          **kwargs) -> BuiltGraph:
-    """The TaskGraph of ``scenario`` for its workload template (tasks sharing a node share its cores)."""
-    built = _build(scenario, demands=demands, rng=rng, **kwargs)
+def build(scenario: ScenarioSpec, *, rng: random.Random | None = None, **kwargs) -> BuiltGraph:
+    """The TaskGraph of ``scenario``'s workload (tasks sharing a node share its cores)."""
+    built = _build(scenario, rng=rng, **kwargs)
     return replace(built, graph=share_node_cores(built.graph))
 
 
-def _build(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, rng: random.Random | None = None,
-           **kwargs) -> BuiltGraph:
+def _build(scenario: ScenarioSpec, *, rng: random.Random | None = None, **kwargs) -> BuiltGraph:
     rng = rng or random.Random(scenario.seed)
     t = scenario.workload.template
-    if t == "chiles":
-        return build_chiles(scenario, demands or chiles_demands(scenario.workload), rng=rng, **kwargs)
     if t in GENERAL_TEMPLATES:
         return build_stages(scenario, rng=rng, **kwargs)
-    raise ValueError(f"unknown workload template {t!r}; expected chiles or {', '.join(GENERAL_TEMPLATES)}")
+    raise ValueError(f"unknown workload template {t!r}; expected {', '.join(GENERAL_TEMPLATES)}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,8 +178,6 @@ class Model:
     #: general-model build that draws lognormal task sizes or one queue wait per job)
     built: BuiltGraph | None
     scatter: _Scatter | None
-    demands: ChilesDemands | None = None
-    build_kwargs: dict = field(default_factory=dict)
     #: the I/O amounts of the built graph's tasks (:func:`~simulator.model.achieved.io_amounts`), which every
     #: replication's achieved I/O divides by its own seconds
     amounts: tuple | None = None
@@ -182,7 +185,7 @@ class Model:
     def built_for(self, scenario: ScenarioSpec, rng: random.Random) -> BuiltGraph:
         """The graph of one replication, drawing its queue waits from ``rng`` as :func:`build` does."""
         if self.built is None:
-            return build(scenario, demands=self.demands, rng=rng, **self.build_kwargs)
+            return build(scenario, rng=rng)
         spec = scenario.platform.scheduler.queue_wait
         pools = {p.name: p for p in self.built.graph.pools}
         run_wait = 0.0
@@ -198,13 +201,13 @@ class Model:
         return simulate(self.scenario, seed=seed, model=self, **kwargs)
 
 
-def prepare(scenario: ScenarioSpec, *, demands: ChilesDemands | None = None, **build_kwargs) -> Model:
+def prepare(scenario: ScenarioSpec) -> Model:
     """Build ``scenario``'s model once for replications that differ only by seed (:meth:`Model.simulate`)."""
-    built = build(scenario, demands=demands, rng=random.Random(scenario.seed), **build_kwargs)
+    built = build(scenario, rng=random.Random(scenario.seed))
     built = None if built.wait_draws is None else built  # None: the build draws more than queue waits
     graph = built.graph if built is not None else None
     scatter = _Scatter(graph, {t.name: t.performance_cv for t in scenario.platform.storage}) if graph else None
-    return Model(scenario, built, scatter, demands, build_kwargs, io_amounts(graph.tasks) if graph else None)
+    return Model(scenario, built, scatter, io_amounts(graph.tasks) if graph else None)
 
 
 def _wan_variability(graph: TaskGraph, cv: float | None, rng: random.Random) -> TaskGraph:
@@ -341,8 +344,8 @@ def _stage_timings(tasks, records) -> tuple[StageTiming, ...]:
 
 @collector_paused()
 def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progress = None,
-             demands: ChilesDemands | None = None, record_utilisation: bool = True, vary_storage: bool = True,
-             model: Model | None = None, task_bars: bool = True, **build_kwargs) -> SimulationResult:
+             record_utilisation: bool = True, vary_storage: bool = True, model: Model | None = None,
+             task_bars: bool = True) -> SimulationResult:
     """One replication of ``scenario`` (``seed`` defaults to ``scenario.seed``).
 
     ``task_bars=False`` leaves out every task's bar (``tasks`` is empty; the rest is the same), for replications
@@ -350,9 +353,9 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
 
     ``vary_storage=False`` leaves out the per-task storage variability (validation compares published means with
     the model's expected run, and fits solve against it).  ``model``: ``scenario``'s model built once by
-    :func:`prepare` (with its ``demands`` and build options), reused instead of building the graph again."""
-    if model is not None and (model.scenario is not scenario or demands is not None or build_kwargs):
-        raise ValueError("a prepared model simulates its own scenario, with the build options it was prepared with")
+    :func:`prepare`, reused instead of building the graph again."""
+    if model is not None and model.scenario is not scenario:
+        raise ValueError("a prepared model simulates its own scenario")
     seed = scenario.seed if seed is None else int(seed)
     scenario = replace(scenario, seed=seed)
     check_scenario(scenario)
@@ -363,7 +366,7 @@ def simulate(scenario: ScenarioSpec, *, seed: int | None = None, progress: Progr
     if model is not None:
         built = model.built_for(scenario, rng)
     else:
-        built = build(scenario, demands=demands, rng=rng, **build_kwargs)
+        built = build(scenario, rng=rng)
     nominal_tasks = built.graph.tasks  # the bytes tasks move, before storage variability scales them
     graph = _wan_variability(built.graph, scenario.platform.wan.variability, rng)
     if vary_storage:

@@ -300,13 +300,13 @@ class StageSpec:
 
 @dataclass(frozen=True)
 class WorkloadSpec:
-    """A workload: a template (``stages``, the general DAG of stages; ``chiles``; ``job_array`` and
-    ``custom_dag``, older names of ``stages`` kept as aliases), its numeric
+    """A workload: a template (``stages``, the general DAG of stages; ``job_array`` and ``custom_dag``, older
+    names of ``stages`` kept as aliases), its numeric
     parameters in base units (``n_days``, ``day_size_mean`` ...) and per-stage demands."""
 
     slug: str
     name: str = ""
-    template: str = "chiles"
+    template: str = "stages"
     parameters: dict[str, Any] = field(default_factory=dict)
     stages: tuple[StageSpec, ...] = ()
 
@@ -340,7 +340,7 @@ class StagePlacement:
     policy: str = "static"  # static | dynamic | elastic
     launch_interval_s: float = 0.0  # elastic launch staggering
     queue_wait_s: float | None = None  # override of the sampled queue wait
-    #: chiles SPLIT on the cloud: sub-bands processed by one instance one after the other
+    #: a stage whose work comes in items: the items one task processes one after the other (None: all of them)
     subbands_per_task: int | None = None
     #: the tier of the scratch role (None: the node-local tier if the platform has one, else ``storage_in``)
     storage_scratch: str | None = None

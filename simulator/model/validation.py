@@ -233,7 +233,7 @@ def validate(platforms: dict[str, PlatformSpec], workload: WorkloadSpec, observa
         epochs[slug] = r
         tick()
         rows.append(_row(_find(obs, "epoch_run_time", slug), "epoch_run_time", r.run_time_s / HOUR, "h", "epoch",
-                         "the platform's plain scenario (no options: the defaults of the CHILES model, as in the "
+                         "the platform's plain scenario (no options: the stages' default placements, as in the "
                          "demo), run time = makespan minus the queue wait",
                          explanation_if_missed=(
                              "the published run time is not broken down; it may include what single work-unit "

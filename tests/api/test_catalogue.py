@@ -31,11 +31,13 @@ def test_a_workload_shows_parameters_and_stage_demands_with_sources(api, catalog
 
     workload = Workload.objects.get(slug="chiles-epoch1")
     body = api.get("/api/v1/workloads/chiles-epoch1/").json()
-    assert body["template"] == "chiles"
+    assert body["template"] == "stages"
     name, value = next(iter(workload.parameters.items()))
     assert body["parameters"][name]["value"] == value
     assert body["parameters"][name]["source"] == workload.source_of(name)
-    assert [s["name"] for s in body["stages"]] == ["copy", "split", "invert", "concat"]
+    assert [s["name"] for s in body["stages"]] == ["copy", "split", "split_regrid", "split_flag", "invert",
+                                                 "invert_grid_serial", "invert_grid_parallel", "invert_deconvolve",
+                                                 "invert_finalise", "concat"]
 
 
 def test_an_unknown_slug_is_a_json_404(api, catalogue):

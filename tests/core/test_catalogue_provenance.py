@@ -13,7 +13,7 @@ CHILES_PLATFORMS = {"pleiades", "magnus", "aws-sydney"}
 
 def test_it_loads_the_three_chiles_platforms_and_the_epoch_workload(catalogue):
     assert CHILES_PLATFORMS <= set(Platform.objects.values_list("slug", flat=True))
-    assert Workload.objects.filter(slug="chiles-epoch1", template="chiles").exists()
+    assert Workload.objects.filter(slug="chiles-epoch1", template="stages").exists()
 
 
 def test_it_loads_the_aws_instance_types_of_table_2(catalogue):

@@ -107,3 +107,15 @@ def test_a_fio_profile_cannot_calibrate_a_stage(catalogue, measured_host, sample
     with pytest.raises(services.InvalidRequest, match="storage tier"):
         services.calibrate(profiles=[fio], stage=stage, platform=measured_host)
 
+
+
+def test_a_stage_whose_task_continues_into_later_phases_is_not_calibrated_from_a_whole_task(catalogue, measured_host,
+                                                                                           samples):
+    """CHILES' SPLIT is one task of three phases (select, regrid, flag): a profile of the whole task cannot be laid
+    on its first phase alone (the others would count their demands twice); the refusal names the phases."""
+    strace = _import(samples, "seq_read.strace")
+    split = WorkloadStage.objects.get(workload__slug="chiles-epoch1", name="split")
+    assert services.later_phases(split) == ["split_regrid", "split_flag"]
+    with pytest.raises(services.InvalidRequest, match="split_regrid, split_flag"):
+        services.calibrate(profiles=[strace], stage=split, platform=measured_host)
+    assert services.later_phases(WorkloadStage.objects.get(workload__slug="chiles-epoch1", name="concat")) == []

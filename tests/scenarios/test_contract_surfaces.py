@@ -84,7 +84,7 @@ def test_an_absurd_workload_override_is_refused_before_anything_is_queued(catalo
         "platforms": [{"platform": "magnus"}, {"platform": "aws-sydney"}], "run": True}, format="json")
     assert response.status_code == 400
     assert list(response.json()) == ["workload_overrides.n_days"]
-    assert "about 2,000,000,131 tasks per replication on magnus; at most 500,000 are admitted" in \
+    assert "about 2,000,000,134 tasks per replication on magnus; at most 500,000 are admitted" in \
         response.json()["workload_overrides.n_days"][0]
     assert not Scenario.objects.exists() and not SimulationRun.objects.exists()
 
@@ -98,13 +98,13 @@ def test_the_admission_limits_come_from_the_settings(catalogue, user, api, setti
     from apps.scenarios import services
 
     monkeypatch.setattr(services, "dispatch_run", lambda run: None)  # queued, not sent: this is about admission
-    settings.SKYPLAN_MAX_TASKS_PER_REQUEST = 215 * 3 - 1  # one replication of the epoch on Magnus is 215 tasks
+    settings.SKYPLAN_MAX_TASKS_PER_REQUEST = 218 * 3 - 1  # one replication of the epoch on Magnus: about 218 tasks
     refused = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "replications": 3},
                        format="json")
     assert refused.status_code == 400
-    assert refused.json() == {"replications": ["3 replications x 1 platform(s) x about 215 tasks = 645 tasks; at most "
-                                               "644 per request"]}
-    settings.SKYPLAN_MAX_TASKS_PER_REQUEST = 215 * 3
+    assert refused.json() == {"replications": ["3 replications x 1 platform(s) x about 218 tasks = 654 tasks; at most "
+                                               "653 per request"]}
+    settings.SKYPLAN_MAX_TASKS_PER_REQUEST = 218 * 3
     assert api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus", "replications": 3},
                     format="json").status_code == 201
 
@@ -115,10 +115,10 @@ def test_a_workspace_can_have_its_own_admission_limits(catalogue, user, api, set
 
     monkeypatch.setattr(services, "dispatch_run", lambda run: None)
     personal = workspace_for(user, None)
-    settings.SKYPLAN_ADMISSION_BY_WORKSPACE = {personal.slug: {"tasks_per_replication": 214}}
+    settings.SKYPLAN_ADMISSION_BY_WORKSPACE = {personal.slug: {"tasks_per_replication": 217}}
     refused = api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus"}, format="json")
     assert refused.status_code == 400
-    assert refused.json() == {"workload": ["about 215 tasks per replication on magnus; at most 214 are admitted"]}
-    settings.SKYPLAN_ADMISSION_BY_WORKSPACE = {"another-team": {"tasks_per_replication": 214}}
+    assert refused.json() == {"workload": ["about 218 tasks per replication on magnus; at most 217 are admitted"]}
+    settings.SKYPLAN_ADMISSION_BY_WORKSPACE = {"another-team": {"tasks_per_replication": 217}}
     assert api.post("/api/v1/runs/", {"workload": "chiles-epoch1", "platform": "magnus"},
                     format="json").status_code == 201

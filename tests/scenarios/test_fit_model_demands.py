@@ -7,7 +7,6 @@ import pytest
 
 from apps.platforms.models import Platform
 from apps.scenarios.validation import fit_model, write_fitted_to_fixtures
-from apps.workloads.files import import_workloads
 from apps.workloads.models import ReferenceObservation, Workload
 from simulator.model.calibration import Demand
 
@@ -48,26 +47,20 @@ def test_it_saves_nothing_when_the_fit_cannot_be_made(catalogue):
     assert float(w.stages.get(name="compute").cpu_seconds) == before
 
 
-def test_the_invert_cpu_split_of_the_general_chiles_record_refits_to_its_stored_values(catalogue, settings, tmp_path):
+def test_the_invert_cpu_split_of_the_chiles_record_refits_to_its_stored_values(catalogue, settings, tmp_path):
     """With no demands named, a workload with observations marked ``invert_cpu`` gets the INVERT CPU split fitted:
-    on the general form, its invert task's serial and parallel phases (over all its days), stored in the stages'
-    facts in the database and, with ``--write-fixtures``, in the catalogue file."""
-    record = settings.BASE_DIR / "fixtures" / "workloads" / "chiles-epoch1-stages.json"
-    import_workloads(record)
-    w = Workload.objects.get(slug="chiles-epoch1-stages")
-    for o in ReferenceObservation.objects.filter(workload__slug="chiles-epoch1", quantity="invert_single_time"):
-        o.pk, o.key, o.workload = None, f"{o.key}.stages", w
-        o.save()
+    its invert task's serial and parallel phases (over all its days), stored in the stages' facts in the database
+    and, with ``--write-fixtures``, in the catalogue file."""
+    w = Workload.objects.get(slug="chiles-epoch1")
     before = {st.name: float(st.cpu_seconds) for st in w.stages.filter(name__startswith="invert_grid")}
-    fitted = fit_model("chiles-epoch1-stages")
+    fitted = fit_model("chiles-epoch1")
     assert [f.name for f in fitted] == ["invert_grid_serial.cpu_seconds", "invert_grid_parallel.cpu_seconds"]
-    assert {f.observations for f in fitted} == {("invert_single_time.aws-sydney.stages",
-                                                 "invert_single_time.magnus.stages")}
-    for st in Workload.objects.get(slug="chiles-epoch1-stages").stages.filter(name__startswith="invert_grid"):
+    assert {f.observations for f in fitted} == {("invert_single_time.aws-sydney", "invert_single_time.magnus")}
+    for st in Workload.objects.get(slug="chiles-epoch1").stages.filter(name__startswith="invert_grid"):
         assert float(st.cpu_seconds) == pytest.approx(before[st.name], rel=1e-5)
         assert st.provenance["cpu_seconds"]["kind"] == "fitted"
-    (tmp_path / "workloads.json").write_text(json.dumps({"workloads": [json.loads(record.read_text())]}))
-    write_fitted_to_fixtures(tmp_path, "chiles-epoch1-stages", fitted)
+    (tmp_path / "workloads.json").write_text((settings.BASE_DIR / "fixtures" / "catalogue" / "workloads.json").read_text())
+    write_fitted_to_fixtures(tmp_path, "chiles-epoch1", fitted)
     written = {s["name"]: s["facts"] for s in json.loads((tmp_path / "workloads.json").read_text())["workloads"][0][
         "stages"]}
     assert written["invert_grid_serial"]["cpu_seconds"]["value"] == fitted[0].value

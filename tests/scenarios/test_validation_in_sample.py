@@ -99,10 +99,10 @@ def test_a_row_is_out_of_sample_when_no_fit_used_it(catalogue):
     before = {(r["quantity"], r["platform"]): r["in_sample"] for r in _rows()}
     assert before[("invert_single_time", "magnus")] is True
     # the same values typed in by hand (provenance not "fitted"): nothing is in sample by a fit any more
-    w = Workload.objects.get(slug="chiles-epoch1")
     why = {"kind": "assumption", "reason": "test: the same numbers, not produced by a fit"}
-    w.provenance = {**w.provenance, "invert_cpu_serial": why, "invert_cpu_parallel": why}
-    w.save(update_fields=["provenance"])
+    for st in Workload.objects.get(slug="chiles-epoch1").stages.filter(name__startswith="invert_grid"):
+        st.provenance = {**st.provenance, "cpu_seconds": why}
+        st.save(update_fields=["provenance"])
     before_cv = _rows()
     assert {(r["quantity"], r["platform"]): r["in_sample"] for r in before_cv}[("invert_single_time", "magnus")] is True
     # ... but Magnus' storage scatter is fitted to the scatter of its INVERT time: typed in by hand too

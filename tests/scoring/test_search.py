@@ -1,6 +1,5 @@
 """Configuration search: space checks, Pareto front, deadline/budget picks, and parallel Celery chunks."""
 
-import json
 import time
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from apps.scoring.logic.search import (
 )
 from apps.scoring.models import ConfigurationSearch, Status
 from apps.scoring.services import cancel_search, create_search, dispatch_search
-from simulator.model.catalogue import load_catalogue, workload_from_dict
+from simulator.model.catalogue import load_catalogue
 from simulator.model.validation import epoch_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,8 +66,8 @@ def test_it_refuses_a_bad_space_naming_the_field(space, message):
 
 
 def test_it_refuses_a_stage_that_continues_another_as_it_is_placed_with_it():
-    platforms, _, _ = load_catalogue(ROOT / "fixtures" / "catalogue")
-    general = workload_from_dict(json.loads((ROOT / "fixtures" / "workloads" / "chiles-epoch1-stages.json").read_text()))
+    platforms, workloads, _ = load_catalogue(ROOT / "fixtures" / "catalogue")
+    general = workloads["chiles-epoch1"]
     assert validate_space({"stages": {"invert": {"nodes": [1, 2]}}}, platforms["aws-sydney"], general) == 2
     with pytest.raises(SpaceError, match=r"space.stages.invert_grid_serial: not a stage .*\(copy, split, invert, "
                                          r"concat\)"):

@@ -10,6 +10,7 @@ import pytest
 
 from simulator.contract import ContractError, RunOptions, ScenarioRequest, SearchSpace, estimate, scenario_spec
 from simulator.model.catalogue import load_catalogue
+from simulator.model.simulate import build
 from simulator.model.specs import StageSpec, WorkloadSpec
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "fixtures" / "catalogue"
@@ -100,12 +101,17 @@ def test_a_background_load_on_an_unknown_tier_or_one_with_no_aggregate_is_refuse
     assert _paths(refused) == ["options.background_load.Instance store (ephemeral SSD).share"]
 
 
-def test_several_slots_for_chiles_are_refused(platforms):
+def test_several_slots_for_chiles_run_several_work_units_on_a_node(platforms):
+    """CHILES is data of the general model: a placement's job slots apply to it as to any workload (the case study
+    ran one work-unit per node, which stays its default)."""
     chiles = load_catalogue(CATALOGUE)[1]["chiles-epoch1"]
-    with pytest.raises(ContractError, match="one work-unit per node") as refused:
-        scenario_spec(RunOptions.from_json({"placements": [{"stage": "invert", "slots_per_node": 4}]}),
-                      platforms["magnus"], chiles)
-    assert _paths(refused) == ["options.placements[0].slots_per_node"]
+    spec = scenario_spec(RunOptions.from_json({"placements": [{"stage": "invert", "slots_per_node": 4}]}),
+                         platforms["magnus"], chiles)
+    assert spec.placement("invert").slots_per_node == 4
+    built = build(spec)
+    pools = {p.name: p for p in built.graph.pools}
+    slots = {t.stage: pools[t.pool].slots_per_node for t in built.graph.tasks if t.pool}
+    assert slots == {"copy": 1, "split": 1, "invert": 4, "concat": 1}
 
 
 def test_a_search_may_vary_slots_submission_and_staging():

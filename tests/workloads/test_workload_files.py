@@ -224,10 +224,17 @@ def test_a_file_imports_into_a_workspace_for_its_editor_and_is_refused_for_a_vie
     assert mine.stages.get(name="summary").cpu_seconds == 45
 
 
-def test_the_chiles_record_of_the_general_model_validates_and_imports_unchanged(catalogue, settings):
-    path = settings.BASE_DIR / "fixtures" / "workloads" / "chiles-epoch1-stages.json"
-    data = json.loads(path.read_text())
+def test_the_chiles_record_is_a_workload_file_that_validates_and_imports_unchanged(catalogue, settings, tmp_path):
+    """The catalogue's CHILES epoch is data of the general model: its entry is a workload file as any user may
+    write (the schema, the import), and the catalogue stores it as the file gives it."""
+    shipped = json.loads((settings.BASE_DIR / "fixtures" / "catalogue" / "workloads.json").read_text())["workloads"]
+    entry = next(w for w in shipped if w["slug"] == "chiles-epoch1")
+    assert entry["template"] == "stages"
+    data = {**entry, "slug": "chiles-epoch1-file"}
     assert list(_schema().iter_errors(data)) == []
+    path = tmp_path / "chiles.json"
+    path.write_text(json.dumps(data))
     import_workloads(path)
-    stored = workload_spec(Workload.objects.get(slug="chiles-epoch1-stages"))
+    stored = workload_spec(Workload.objects.get(slug="chiles-epoch1-file"))
     assert stored.stages == workload_from_dict(data).stages
+    assert workload_spec(Workload.objects.get(slug="chiles-epoch1")).stages == stored.stages

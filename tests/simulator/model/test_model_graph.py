@@ -1,4 +1,4 @@
-"""CHILES graph structure, catalogue conversion and generic templates."""
+"""The CHILES graph's structure (data of the general model), catalogue conversion and generic templates."""
 
 import dataclasses
 import json
@@ -7,10 +7,11 @@ import math
 import pytest
 
 from simulator.model.catalogue import fact_value, platform_from_dict, workload_from_dict
-from simulator.model.chiles import build_chiles, chiles_demands, day_sizes, n_concat_groups, n_subbands
 from simulator.model.custom_dag import build_custom_dag
 from simulator.model.job_array import build_job_array
+from simulator.model.simulate import build
 from simulator.model.specs import ScenarioSpec, StagePlacement, StageSpec, WorkloadSpec
+from simulator.model.stages import size_factors
 
 
 def _counts(graph):
@@ -23,20 +24,22 @@ def _counts(graph):
 def test_it_builds_the_chiles_graph_with_one_task_per_day_subband_and_group(platforms, chiles):
     w = chiles
     p = platforms["magnus"]
-    b = build_chiles(ScenarioSpec(platform=p, workload=w, include_copy=True), chiles_demands(w))
+    b = build(ScenarioSpec(platform=p, workload=w, include_copy=True))
     c = _counts(b.graph)
-    assert n_subbands(w) == 120
-    assert c["copy"] == 42 and c["split"] == 42
+    assert w.param("n_subbands") == 120
+    assert c["copy"] == 42 and c["split"] == 42  # a day's sub-bands in one task off the cloud
     assert c["invert"] == 120
-    assert c["concat"] == math.ceil(120 / 12) == n_concat_groups(w) == 10
-    assert c["barrier"] == 1
-    barrier = next(t for t in b.graph.tasks if t.stage == "barrier")
+    assert c["concat"] == math.ceil(120 / 12) == w.stage("concat").n_tasks == 10
+    assert c["barrier:split"] == 1
+    barrier = next(t for t in b.graph.tasks if t.stage == "barrier:split")
     assert barrier.pool is None and barrier.phases == ()
     assert sorted(barrier.deps) == sorted(t.id for t in b.graph.tasks if t.stage == "split")
     for t in b.graph.tasks:
         if t.stage == "invert":
             assert t.deps == (barrier.id,)
             assert t.cores == 1  # Magnus: one usable thread under SLURM
+            assert [ph.name for ph in t.phases][1:] == ["invert_grid_serial", "invert_grid_parallel",
+                                                        "invert_deconvolve", "invert_finalise"]
     # static work-units cycle over the 44 nodes
     inv = [t for t in b.graph.tasks if t.stage == "invert"]
     assert inv[44].slot == 0 and inv[45].slot == 1
@@ -45,7 +48,7 @@ def test_it_builds_the_chiles_graph_with_one_task_per_day_subband_and_group(plat
 def test_it_splits_cloud_days_into_chunks_of_subbands(platforms, chiles):
     w = chiles
     p = platforms["aws-sydney"]
-    b = build_chiles(ScenarioSpec(platform=p, workload=w), chiles_demands(w))
+    b = build(ScenarioSpec(platform=p, workload=w))
     c = _counts(b.graph)
     assert c["split"] == 42 * 30  # 4 sub-bands per instance (§5.2.2)
     assert c["invert"] == 120 and c["concat"] == 10 and c["copy"] == 42
@@ -53,11 +56,12 @@ def test_it_splits_cloud_days_into_chunks_of_subbands(platforms, chiles):
     assert "wan" in names and "EBS Provisioned IOPS (SSD)@{node}" in names
     assert "Instance store (ephemeral SSD):iops@{node}" in names
     inv = next(t for t in b.graph.tasks if t.stage == "invert")
-    assert inv.phases[0].name == "stage_in" and inv.cores == 4
+    assert "stage_in" in [ph.name for ph in inv.phases] and inv.cores == 4
 
 
 def test_it_spreads_day_sizes_with_the_published_mean_min_and_max(chiles):
-    xs = day_sizes(chiles)
+    st = chiles.stage("copy")
+    xs = [f * st.size_reference for f in size_factors(st, 42, seed=0)]
     assert len(xs) == 42
     assert min(xs) == pytest.approx(45e9)
     assert max(xs) == pytest.approx(803e9)

@@ -70,8 +70,8 @@ def test_on_a_cluster_a_stage_over_the_wan_runs_on_the_unbilled_data_transfer_no
     p = platforms["magnus"]
     copy = StageSpec("copy", n_tasks=2, link="wan", io=(RoleIO("output", write_bytes=1 * GB),))
     work = StageSpec("work", n_tasks=2, cpu_seconds=10.0, depends_on=("copy",), dependency="one_to_one")
-    pls = [StagePlacement(s, "xc40-compute", 2, LUSTRE, LUSTRE, "node_hour", "static", queue_wait_s=0.0)
-           for s in ("copy", "work")]
+    pls = [StagePlacement(s, "xc40-compute", 2, LUSTRE, LUSTRE, "node_hour", "static",
+                          queue_wait_s=None if s == "copy" else 0.0) for s in ("copy", "work")]
     r = simulate(_scenario(p, [copy, work], pls), vary_storage=False, record_utilisation=False)
     copies = [t for t in r.tasks if t.stage == "copy"]
     assert {t.pool for t in copies} == {"dtn"}

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from simulator.model.calibration import fit_invert_cpu, split_instance_time, with_parameters
+from simulator.model.calibration import fit_invert_cpu, split_instance_time
 from simulator.model.catalogue import platform_from_dict
-from simulator.model.chiles import chiles_demands
 from simulator.model.simulate import replicate, replication_seed, simulate, summarise
 from simulator.model.specs import ScenarioSpec, StagePlacement
 from simulator.model.validation import validate
@@ -22,9 +21,10 @@ def rows(specs):
     platforms, workloads, observations = specs
     # the observations the shipped fitted values were fitted to, as their provenance in the catalogue says
     shipped = json.loads((CATALOGUE / "workloads.json").read_text())["workloads"]
-    params = next(w for w in shipped if w["slug"] == "chiles-epoch1")["parameters"]
-    fitted_from = {key for p in params.values() if p["source"].get("kind") == "fitted"
-                   for key in p["source"].get("observations", ())}
+    record = next(w for w in shipped if w["slug"] == "chiles-epoch1")
+    values = [*record["parameters"].values(), *(f for st in record["stages"] for f in st["facts"].values())]
+    fitted_from = {key for v in values if v["source"].get("kind") == "fitted"
+                   for key in v["source"].get("observations", ())}
     # ... and those the platforms' fitted facts were fitted to (the object store's rate, Magnus' storage scatter)
     shipped_platforms = json.loads((CATALOGUE / "platforms.json").read_text())["platforms"]
     fitted_from |= {key for p in shipped_platforms for e in (p, *p.get("node_types", ()), *p.get("storage_tiers", ()))
@@ -88,8 +88,8 @@ def test_each_single_invert_time_is_predicted_by_a_fit_to_the_other_platforms_wh
 def test_the_catalogue_keeps_the_values_a_refit_gives(specs, chiles):
     platforms, _, observations = specs
     fitted = {f.name: f for f in fit_invert_cpu(platforms, chiles, observations)}
-    for name in ("invert_cpu_serial", "invert_cpu_parallel"):
-        assert chiles.param(name) == pytest.approx(fitted[name].value, rel=1e-6)
+    for name in ("invert_grid_serial.cpu_seconds", "invert_grid_parallel.cpu_seconds"):
+        assert chiles.stage(name.split(".")[0]).cpu_seconds == pytest.approx(fitted[name].value, rel=1e-6)
         assert fitted[name].observations == ("invert_single_time.aws-sydney", "invert_single_time.magnus")
 
 
@@ -125,30 +125,19 @@ def test_one_split_instance_of_a_large_day_reads_its_sub_bands_one_after_the_oth
     # by hand: each of its sub-bands reads the selection and flag-table phases (scaled with the day) and its 32 MHz
     # window, at the Provisioned IOPS volume's rate
     row = rows[("split_instance_time", "aws-sydney")]
-    aws, d = platforms["aws-sydney"], chiles_demands(chiles)
+    aws = platforms["aws-sydney"]
     day = float(chiles.param("split_instance_day_size"))
-    per_subband = ((d.split_select_read_bytes + d.split_flag_read_bytes) * day / d.split_ref_day_bytes
+    phases = [chiles.stage(s) for s in ("split", "split_flag")]
+    reads = sum(io.read_bytes for st in phases for io in st.role_io() if io.role == "input")
+    per_subband = (reads * day / chiles.stage("split").size_reference
                    + day * float(chiles.param("spw_width")) / float(chiles.param("bandwidth")))
     volume = aws.storage_tier(kind="block_piops").read_bytes_per_s
-    subbands = int(chiles.param("subbands_per_split_instance"))
+    subbands = int(chiles.stage("split").cloud_items_per_task)
     assert row.simulated == pytest.approx(subbands * per_subband / volume / 3600.0, rel=0.02)
     assert "EBS Provisioned IOPS" in row.assumptions and not row.in_sample
     # reported as it falls: about twice the published hour, out of sample
     assert row.published == 1.0 and not row.met and row.error_pct > 50.0
     assert split_instance_time(platforms["magnus"], chiles, day) is None
-
-
-def test_the_chiles_demands_come_from_the_workload_record(chiles):
-    d = chiles_demands(chiles)
-    assert d.split_read_cap_bytes_per_s == 100e6 and d.split_select_read_bytes == 100 * 100e6
-    assert d.invert_create_s == chiles.stage("invert").overhead_s == 70.0
-    assert d.concat_peak_memory_bytes == chiles.stage("concat").peak_memory_bytes
-    faster = chiles_demands(with_parameters(chiles, split_read_rate=200e6))
-    assert faster.split_select_read_bytes == 2 * d.split_select_read_bytes
-    unfitted = dataclasses.replace(chiles, parameters={k: v for k, v in chiles.parameters.items()
-                                                       if k != "invert_cpu_serial"})
-    with pytest.raises(ValueError, match="'invert_cpu_serial' is missing.*fit_model"):
-        chiles_demands(unfitted)
 
 
 def test_a_cluster_runs_on_its_compute_partition_not_its_data_transfer_node(platforms):

@@ -22,7 +22,7 @@ def _demand(text: str) -> Demand:
 class Command(BaseCommand):
     help = ("Fit a workload's demands to its observations marked for fitting and store them in the catalogue "
             "(provenance: fitted to observations ...). Without --demand: the INVERT CPU split of a CHILES workload "
-            "(the builder's record or the general model's), from the observations marked fit=invert_cpu.")
+            "(the CPU of its invert task's serial and parallel phases), from the observations marked fit=invert_cpu.")
 
     def add_arguments(self, parser):
         parser.add_argument("--workload", default=DEFAULT_WORKLOAD)
