@@ -12,8 +12,9 @@ path simulates them; about three times the events of the undrawn graph) and prin
 (``ratio_to_drawn``: what is left to the path's own overhead).  The engine alone is timed as the path runs it: with
 the cyclic garbage collector paused (:mod:`simulator.collector`), so the ratios compare the same engine.
 
-``--workload`` takes a catalogue workload or one of ``fixtures/workloads/`` (imported into the throwaway database,
-e.g. ``chiles-epoch1-stages``, CHILES as data of the general model).
+``--workload`` takes a catalogue workload's slug (default ``chiles-epoch1``, CHILES as data of the general stage
+model) or the path of a workload file (docs/workloads-format.md; imported into the throwaway database, its first
+workload timed).
 
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... .venv/bin/python bench/montecarlo.py
 """
@@ -102,12 +103,14 @@ def main() -> int:
             from apps.workloads.models import Workload
 
             load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
-            if not Workload.objects.filter(slug=args.workload).exists():
-                from apps.workloads.files import import_workloads
+            slug = args.workload
+            if Path(args.workload).is_file():
+                from apps.workloads.files import file_entries, import_workloads
 
-                import_workloads(ROOT / "fixtures" / "workloads" / f"{args.workload}.json")
+                import_workloads(Path(args.workload))
+                slug = file_entries(Path(args.workload))[0][1]["slug"]
             platform = Platform.objects.get(slug=args.platform)
-            workload = Workload.objects.get(slug=args.workload)
+            workload = Workload.objects.get(slug=slug)
             rate, tasks, events = engine_rate(run_inputs(platform=platform, workload=workload), 0, args.engine_runs)
             drawn_rate, drawn_events = drawn_engine_rate(run_inputs(platform=platform, workload=workload), 0,
                                                          args.engine_runs)
