@@ -67,7 +67,7 @@ from simulator.units import CURRENCY
 __all__ = [
     "InvalidScenario", "run_inputs", "check_workload_workspace", "create_run", "dispatch_run", "execute_replication", "cancel_run",
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
-    "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
+    "scenario_status", "scenario_results", "prepare_finished_scenarios", "prepare_results", "what_if", "scenario_inputs",
     "compare_scenarios", "answer_first", "RESULT_SECTIONS", "result_sections", "fail_lost_replications",
     "ReplicationJobs", "REPLICATION_JOBS", "admission_limits",
 ]
@@ -616,7 +616,8 @@ def _failure_in_plain_words(entry: ScenarioPlatform) -> str:
 def scenario_status(scenario: Scenario) -> dict:
     """Combined and per-platform status and progress, JSON-safe (polled by the scenario page)."""
     platforms = []
-    for entry in scenario.entries.select_related("platform", "run"):
+    entries = list(scenario.entries.select_related("platform", "run"))
+    for entry in entries:
         if entry.run is not None and not entry.run.is_finished and fail_lost_replications(entry.run,
                                                                                          min_interval_s=10.0):
             entry.run.refresh_from_db()
@@ -628,8 +629,28 @@ def scenario_status(scenario: Scenario) -> dict:
         })
     status = combined_status([None if p["status"] == "draft" else p["status"] for p in platforms])  # one snapshot
     progress = sum(p["progress"] for p in platforms) / len(platforms) if platforms else 0.0
-    return {"status": status, "progress": round(progress, 4), "platforms": platforms,
-            "finished": status in ("succeeded", "failed", "cancelled")}
+    finished = status in ("succeeded", "failed", "cancelled")
+    return {"status": status, "progress": round(progress, 4), "platforms": platforms, "finished": finished,
+            **(_results_state(scenario, entries) if finished else {"ready": False, "pending": []})}
+
+
+#: how long after its last run finished a scenario's results page waits for the worker to prepare its results before
+#: computing them itself (the worker was lost in between)
+PREPARE_WAIT_S = 60.0
+
+
+def _results_state(scenario: Scenario, entries) -> dict:
+    """Of a scenario whose runs have all finished: ``ready``, the results page has its ranked results to show (the
+    worker saved them, :func:`prepare_results`, or it will not: a run failed or was cancelled, or it has been
+    :data:`PREPARE_WAIT_S` since the last run finished; the page then computes them), and ``pending``, the parts
+    the worker is still preparing.  Reads two keys of the saved bundle, not the bundle."""
+    key, pending = Scenario.objects.filter(pk=scenario.pk).values_list("results_cache__key",
+                                                                       "results_cache__pending").get()
+    if key == _cache_key(entries):
+        return {"ready": True, "pending": pending or []}
+    ended = max((e.run.finished_at for e in entries if e.run and e.run.finished_at), default=None)
+    waited = ended is None or (timezone.now() - ended).total_seconds() > PREPARE_WAIT_S
+    return {"ready": waited or any(e.run is None or e.run.status != Status.SUCCEEDED for e in entries), "pending": []}
 
 
 def is_papers_scenario(scenario: Scenario, entries) -> bool:
@@ -646,14 +667,22 @@ def _cache_key(entries) -> list:
     return [RESULTS_VERSION, *([str(e.run_id), e.run.status if e.run else None] for e in entries)]
 
 
-def scenario_results(scenario: Scenario) -> dict | None:
-    """The results page's tables and figures (JSON), from the cache when the runs have not changed since."""
+#: what the results page shows below the ranked results, prepared on the worker after them, in this order; each is
+#: saved (and the page shows it) as soon as it is ready
+LATER_PARTS = ("figures", "validation")
+
+
+def scenario_results(scenario: Scenario, *, partial: bool = False) -> dict | None:
+    """The results page's tables and figures (JSON), from the cache when the runs have not changed since, else
+    computed here whole.  ``partial``: a bundle the worker is still preparing will do (its ``pending`` names the
+    parts still to come: :func:`prepare_results`); the results page takes one and fetches the rest as it arrives,
+    reports and the API never do."""
     entries = list(scenario.entries.select_related("platform", "run"))
     if any(e.run is None or not e.run.is_finished for e in entries):
         return None
     key = _cache_key(entries)
     cached = scenario.results_cache
-    if cached and cached.get("key") == key:
+    if cached and cached.get("key") == key and (partial or not cached.get("pending")):
         return cached
     bundle = _build_results(scenario, entries)
     bundle["key"] = key
@@ -666,15 +695,57 @@ def prepare_finished_scenarios(run_pk) -> None:
     """Called when a run finishes: compute the results of the scenarios it completes, on the worker."""
     for scenario in Scenario.objects.filter(entries__run_id=run_pk).select_related("workload"):
         try:
-            result_sections(scenario, scenario_results(scenario))
+            prepare_results(scenario)
         except Exception:  # noqa: BLE001 - the page computes them on first view instead
             log.exception("could not prepare the results of scenario %s", scenario.pk)
 
 
-def _build_results(scenario: Scenario, entries) -> dict:
-    from apps.scenarios import adapters, charts
+def prepare_results(scenario: Scenario) -> None:
+    """Compute and save the results of a scenario whose runs have all finished, the ranked results first: the
+    per-platform summary and every section (scoring: radar, ranks, cost of ownership) are saved at once, with
+    ``pending`` naming the :data:`LATER_PARTS` still to come; then each of those, saved as it is ready.  A part is
+    saved only while the bundle is still the one of these runs (a rerun meanwhile drops it)."""
+    entries = list(scenario.entries.select_related("platform", "run"))
+    if any(e.run is None or not e.run.is_finished for e in entries):
+        return
+    key = _cache_key(entries)
+    if scenario.results_cache and scenario.results_cache.get("key") == key:
+        return  # prepared already (by another worker, or by a page that asked first)
+    started = time.perf_counter()
+    bundle, medians, rep_rows = _results_summary(entries)
+    bundle["key"] = key
+    bundle["pending"] = [part for part in LATER_PARTS if _part_applies(part, scenario, entries, medians)]
+    Scenario.objects.filter(pk=scenario.pk).update(results_cache=bundle)
+    scenario.results_cache = bundle
+    result_sections(scenario, bundle)  # the scoring section saves itself into the bundle
+    log.info("scenario %s: ranked results saved in %.3f s", scenario.pk, time.perf_counter() - started)
+    for part in list(bundle["pending"]):
+        started = time.perf_counter()
+        _add_part(part, bundle, scenario, entries, medians, rep_rows)
+        bundle["pending"].remove(part)
+        if not Scenario.objects.filter(pk=scenario.pk, results_cache__key=key).update(results_cache=bundle):
+            return
+        log.info("scenario %s: %s saved in %.3f s", scenario.pk, part, time.perf_counter() - started)
 
-    names = {e.platform.slug: e.platform.name for e in entries}
+
+def _part_applies(part: str, scenario: Scenario, entries, medians: dict) -> bool:
+    if part == "figures":
+        return bool(medians)
+    return bool(medians) and is_papers_scenario(scenario, entries)
+
+
+def _build_results(scenario: Scenario, entries) -> dict:
+    """The whole results bundle, every part at once."""
+    bundle, medians, rep_rows = _results_summary(entries)
+    for part in LATER_PARTS:
+        if _part_applies(part, scenario, entries, medians):
+            _add_part(part, bundle, scenario, entries, medians, rep_rows)
+    return bundle
+
+
+def _results_summary(entries) -> tuple[dict, dict, list]:
+    """(the bundle with the per-platform summary and nothing else, platform name -> index of its median
+    replication (succeeded runs), every succeeded replication's row)."""
     rep_rows, medians, summary = [], {}, []
     for e in entries:
         run = e.run
@@ -684,33 +755,38 @@ def _build_results(scenario: Scenario, entries) -> dict:
         for index, makespan, cost, queue in rows:
             rep_rows.append({"platform": e.platform.name, "index": index, "makespan_s": makespan, "cost_aud": cost,
                              "queue_wait_s": queue})
-        if rows and run.status == Status.SUCCEEDED:
-            median_index = rows[(len(rows) - 1) // 2][0]
-            medians[e.platform.name] = run.replication_set.get(index=median_index).result
+        median = rows[(len(rows) - 1) // 2] if rows and run.status == Status.SUCCEEDED else None
+        if median is not None:
+            medians[e.platform.name] = (run, median[0])
         summary.append({
             "platform": e.platform.slug, "name": e.platform.name, "status": run.status, "run_url": run.get_absolute_url(),
             "results": run.results, "error": _failure_in_plain_words(e),
-            "queue_wait_s": medians[e.platform.name]["queue_wait_s"] if e.platform.name in medians else None,
+            "queue_wait_s": median[3] if median is not None else None,  # the median replication's own
         })
-    bundle = {"summary": summary, "figures": {}, "bounds": [], "validation": None}
-    if not medians:
-        return bundle
-    stages = adapters.stage_frame(medians)
+    return {"summary": summary, "figures": {}, "bounds": [], "validation": None}, medians, rep_rows
+
+
+def _add_part(part: str, bundle: dict, scenario: Scenario, entries, medians: dict, rep_rows: list) -> None:
+    """Compute one of :data:`LATER_PARTS` into ``bundle``."""
+    from apps.scenarios import adapters, charts
+
+    if part == "validation":
+        bundle["validation"] = _validation_summary(scenario, {e.platform.slug for e in entries})
+        return
+    results = {name: run.replication_set.get(index=index).result for name, (run, index) in medians.items()}
+    stages = adapters.stage_frame(results)
     replications = adapters.replication_frame([r for r in rep_rows if r["platform"] in medians])
     bundle["figures"] = {
         "gantt": charts.stage_gantt_figure(stages).to_json(),
-        "utilisation": charts.utilisation_over_time_figure(adapters.utilisation_frame(medians)).to_json(),
-        "costs": charts.cost_breakdown_figure(adapters.cost_frame(medians)).to_json(),
+        "utilisation": charts.utilisation_over_time_figure(adapters.utilisation_frame(results)).to_json(),
+        "costs": charts.cost_breakdown_figure(adapters.cost_frame(results)).to_json(),
         "makespan": charts.distribution_figure(replications, "makespan_h", "time to result (hours)").to_json(),
         "cost": charts.distribution_figure(replications, "cost_aud", "cost of a run (AUD)").to_json(),
     }
     # what the money figures are drawn from, so a page in another currency draws them again (see money_figures)
     bundle["money"] = {"replications": replications[["platform", "cost_aud"]].to_dict("records"),
-                       "bills": adapters.cost_frame(medians).to_dict("records")}
+                       "bills": adapters.cost_frame(results).to_dict("records")}
     bundle["bounds"] = _bound_table(stages)
-    if is_papers_scenario(scenario, entries):
-        bundle["validation"] = _validation_summary(scenario, set(names))
-    return bundle
 
 
 def money_figures(results: dict, currency: dict) -> dict[str, str]:
@@ -863,10 +939,12 @@ def scenario_page(scenario: Scenario) -> dict:
     """What the scenario page shows: inputs, combined status, results (cached) and their sections (scoring), and its
     what-ifs."""
     entries = list(scenario.entries.select_related("platform", "run"))
-    results = scenario_results(scenario)
+    state = scenario_status(scenario)
+    # while the worker prepares them (state "ready" false) the page waits for them rather than compute them itself
+    results = scenario_results(scenario, partial=True) if state["ready"] else None
     sections = result_sections(scenario, results)
     context = {"currency": shown_currency(scenario.currency),
-        "scenario": scenario, "entries": entries, "state": scenario_status(scenario), "results": results,
+        "scenario": scenario, "entries": entries, "state": state, "results": results,
         **sections, **answer_first(scenario, results, sections.get("scoring"), entries),
         "what_ifs": list(scenario.what_ifs.all()[:20]), **_inputs_in_words(scenario, entries),
     }

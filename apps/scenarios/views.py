@@ -144,7 +144,7 @@ def scenario_recommendation(request, scenario_id):
     """JSON: the recommendation and the aggregates for the weights of the sliders (``weights``: comma-separated,
     one per criterion), as the page's own HTML so the live page reads exactly as a reload would."""
     scenario = _scenario(request, scenario_id)
-    results = services.scenario_results(scenario)
+    results = services.scenario_results(scenario, partial=True)  # the ranked results: the parts to come are not read
     scoring = services.result_sections(scenario, results).get("scoring")
     if results is None or not scoring or scoring.get("error") or scoring["report"].get("error"):
         return JsonResponse({"error": "this scenario has no ranked results yet"}, status=409)
