@@ -643,9 +643,13 @@ def _results_state(scenario: Scenario, entries) -> dict:
     """Of a scenario whose runs have all finished: ``ready``, the results page has its ranked results to show (the
     worker saved them, :func:`prepare_results`, or it will not: a run failed or was cancelled, or it has been
     :data:`PREPARE_WAIT_S` since the last run finished; the page then computes them), and ``pending``, the parts
-    the worker is still preparing.  Reads two keys of the saved bundle, not the bundle."""
-    key, pending = Scenario.objects.filter(pk=scenario.pk).values_list("results_cache__key",
-                                                                       "results_cache__pending").get()
+    the worker is still preparing.  With ``results_cache`` deferred (the polled status), reads two keys of the saved
+    bundle, not the bundle."""
+    if "results_cache" in scenario.get_deferred_fields():
+        key, pending = Scenario.objects.filter(pk=scenario.pk).values_list("results_cache__key",
+                                                                           "results_cache__pending").get()
+    else:
+        key, pending = (scenario.results_cache or {}).get("key"), (scenario.results_cache or {}).get("pending")
     if key == _cache_key(entries):
         return {"ready": True, "pending": pending or []}
     ended = max((e.run.finished_at for e in entries if e.run and e.run.finished_at), default=None)

@@ -82,8 +82,10 @@ def validation(request):
 
 # --- scenarios -------------------------------------------------------------------------------------
 
-def _scenario(request, scenario_id, need=Role.VIEWER):
-    return get_or_404(Scenario.objects.select_related("workload", "parent", "workspace"), request.user, need=need,
+def _scenario(request, scenario_id, need=Role.VIEWER, *, results=True):
+    """The scenario, if the user may see it; ``results=False`` leaves its saved results (up to a few MB) unread."""
+    scenarios = Scenario.objects.select_related("workload", "parent", "workspace")
+    return get_or_404(scenarios if results else scenarios.defer("results_cache"), request.user, need=need,
                       pk=scenario_id)
 
 
@@ -164,7 +166,7 @@ def scenario_recommendation(request, scenario_id):
 
 
 def scenario_status(request, scenario_id):
-    return JsonResponse(services.scenario_status(_scenario(request, scenario_id)))
+    return JsonResponse(services.scenario_status(_scenario(request, scenario_id, results=False)))
 
 
 @require_POST

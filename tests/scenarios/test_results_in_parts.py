@@ -39,6 +39,8 @@ def test_the_last_run_to_finish_prepares_every_part_and_the_status_says_so(logge
         "gantt", "utilisation", "costs", "makespan", "cost"} and bundle["validation"]["rows"]
     status = logged_in.get(f"/scenarios/{scenario.pk}/status/").json()
     assert status["finished"] and status["ready"] and status["pending"] == []
+    deferred = Scenario.objects.defer("results_cache").get(pk=scenario.pk)  # as the polled status reads it
+    assert scenario_status(deferred) == scenario_status(scenario)
     body = logged_in.get(scenario.get_absolute_url()).content.decode()
     assert 'data-finished="1"' in body and "data-pending" not in body and 'id="radar-data"' in body
 
@@ -50,8 +52,9 @@ def test_a_page_opened_while_the_charts_and_validation_are_prepared_shows_the_ra
     partial = {**complete, "figures": {}, "bounds": [], "validation": None, "pending": ["figures", "validation"]}
     partial.pop("money")
     Scenario.objects.filter(pk=scenario.pk).update(results_cache=partial)  # as the worker saves its first part
-    state = scenario_status(scenario)
+    state = scenario_status(Scenario.objects.get(pk=scenario.pk))
     assert state["ready"] and state["pending"] == ["figures", "validation"]
+    assert logged_in.get(f"/scenarios/{scenario.pk}/status/").json()["pending"] == ["figures", "validation"]
     body = logged_in.get(scenario.get_absolute_url()).content.decode()
     assert 'id="recommendation"' in body and 'id="radar-data"' in body and 'id="cost-story"' in body
     assert 'data-pending="figures"' in body and 'data-pending="validation"' in body and 'data-finished="0"' in body
@@ -75,7 +78,7 @@ def test_between_the_runs_end_and_the_first_part_the_page_waits_for_the_worker(l
     assert 'id="results-pending"' in body and 'id="recommendation"' not in body and 'data-finished="0"' in body
     assert Scenario.objects.get(pk=scenario.pk).results_cache is None  # the page computed nothing
     services.prepare_results(Scenario.objects.get(pk=scenario.pk))
-    assert scenario_status(scenario)["ready"] and 'id="recommendation"' in logged_in.get(
+    assert scenario_status(Scenario.objects.get(pk=scenario.pk))["ready"] and 'id="recommendation"' in logged_in.get(
         scenario.get_absolute_url()).content.decode()
 
 
@@ -84,11 +87,11 @@ def test_the_page_computes_the_results_itself_when_no_worker_will(logged_in, cat
     runs = SimulationRun.objects.filter(pk__in=[r.pk for r in scenario.runs()])
     # the worker was lost between the runs' end and the results: after PREPARE_WAIT_S the page stops waiting
     runs.update(finished_at=timezone.now() - timedelta(seconds=PREPARE_WAIT_S + 1))
-    assert scenario_status(scenario)["ready"]
+    assert scenario_status(Scenario.objects.get(pk=scenario.pk))["ready"]
     assert 'id="recommendation"' in logged_in.get(scenario.get_absolute_url()).content.decode()
     # a failed run: no worker prepares them, the page does at once
     scenario = _finished_demo(user, prepared=False)
     run = scenario.runs()[0]
     SimulationRun.objects.filter(pk=run.pk).update(status="failed", error="ValueError: no nodes left in the queue")
-    assert scenario_status(scenario)["ready"]
+    assert scenario_status(Scenario.objects.get(pk=scenario.pk))["ready"]
     assert "no nodes left in the queue" in logged_in.get(scenario.get_absolute_url()).content.decode()
