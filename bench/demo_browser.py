@@ -5,7 +5,10 @@ one Celery worker with two processes (as ``make run`` starts it): a user signs i
 the demo button; the browser follows to the scenario's results page, which shows its progress and then the ranked
 results.  Per run it prints the time from the click to the results page's first contentful paint (the browser's
 own ``first-contentful-paint`` entry, plus the navigation), to the radar chart drawn (its plotly SVG in the page),
-and the load average.  Targets (issue 19): results page first paint < 300 ms after its navigation starts, click →
+to every chart and the validation in (the page streams them after the radar; the next click waits for them), the
+load average, and a timeline: each request the page made, with its end in seconds after the click (the status
+polls counted in one line).  ``--worker-log-level INFO`` logs each task and each part of the results the worker
+saves, with its time, in ``var/bench-demo-worker.log``.  Targets (issue 19): results page first paint < 300 ms after its navigation starts, click →
 radar < 2 s.  The first run is a warm-up (worker imports, catalogue fits) and is reported apart.
 
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... .venv/bin/python bench/demo_browser.py --runs 3
@@ -35,11 +38,34 @@ def _chromium() -> str:
     raise SystemExit("no Chromium on PATH (the README's system packages install Debian's chromium)")
 
 
+def _short(request, base: str) -> str:
+    """A finished request as the timeline names it: method and path, the scenario's id cut out."""
+    path = request.url.removeprefix(base).split("?")[0]
+    parts = ["<id>" if len(p) == 36 and p.count("-") == 4 else p for p in path.split("/")]
+    return f"{request.method} {'/'.join(parts)}"
+
+
+def _timeline(events: list[tuple[float, str]], started: float) -> list[str]:
+    """Each request finished since the click, with its end in seconds after the click; the status polls counted in
+    one entry (their number, the first and the last)."""
+    out, polls = [], []
+    for at, name in events:
+        if name.endswith("/status/"):
+            polls.append(at - started)
+        else:
+            out.append(f"{at - started:.2f} {name}")
+    if polls:
+        out.append(f"{len(polls)} polls {polls[0]:.2f}..{polls[-1]:.2f}")
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="timed demo clicks after one warm-up")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one radar")
     parser.add_argument("--worker-log-level", default="WARNING", help="INFO logs each task with its time")
+    parser.add_argument("--workload", help="run the demo on this workload instead (imported from "
+                                           "fixtures/workloads/SLUG.json when the reference catalogue lacks it)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -54,6 +80,14 @@ def main() -> int:
 
         settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
         load_catalogue(settings.SKYPLAN_CATALOGUE_DIR)
+        if args.workload:
+            from apps.scenarios import services
+            from apps.workloads.files import import_workloads
+            from apps.workloads.models import Workload
+
+            if not Workload.objects.filter(slug=args.workload).exists():
+                import_workloads(ROOT / "fixtures" / "workloads" / f"{args.workload}.json")
+            services.DEMO["workload"] = args.workload  # the live server runs in this process
         get_user_model().objects.create_user("bench-demo", password=PASSWORD)
 
         db = connection.settings_dict
@@ -88,11 +122,14 @@ def main() -> int:
                 page.fill("input[name=password]", PASSWORD)
                 page.click("button[type=submit]")
                 page.wait_for_load_state()
+                events: list[tuple[float, str]] = []
+                page.on("requestfinished", lambda req: events.append((time.perf_counter(), _short(req, base))))
                 for i in range(args.runs + 1):
                     if worker.poll() is not None:
                         raise RuntimeError(f"the worker exited, see {log_path}")
                     page.goto(f"{base}/")
                     load = os.getloadavg()[0]
+                    events.clear()
                     started = time.perf_counter()
                     page.click("#home-demo")
                     page.wait_for_url("**/scenarios/*/", timeout=args.timeout * 1000)
@@ -105,9 +142,16 @@ def main() -> int:
                         ".startTime")
                     page.wait_for_selector("#radar .main-svg", timeout=args.timeout * 1000)
                     drawn = time.perf_counter()
+                    # every part in (charts, validation): the next click does not share the machine with this one
+                    page.wait_for_function(
+                        "() => !!document.querySelector('#scenario-status[data-finished=\"1\"]') &&"
+                        " !document.querySelector('[data-pending]') && !!document.querySelector('#fig-gantt .main-svg')",
+                        timeout=args.timeout * 1000)
+                    complete = time.perf_counter()
                     row = {"run": i, "warm_up": i == 0, "click_to_results_paint_s": round(painted - started, 3),
                            "results_page_fcp_ms": round(fcp_ms, 1), "click_to_radar_s": round(drawn - started, 3),
-                           "load_average": round(load, 2)}
+                           "click_to_every_chart_s": round(complete - started, 3),
+                           "load_average": round(load, 2), "timeline": _timeline(events, started)}
                     results.append(row)
                     print(json.dumps(row), flush=True)
                 browser.close()

@@ -23,6 +23,8 @@ import orjson
 import pandas as pd
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import JSONField
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from apps.accounts.workspaces import workspace_for
@@ -65,7 +67,7 @@ from simulator.units import CURRENCY
 __all__ = [
     "InvalidScenario", "run_inputs", "check_workload_workspace", "create_run", "dispatch_run", "execute_replication", "cancel_run",
     "run_page", "InvalidEntry", "DEMO", "create_scenario", "create_demo_scenario", "run_scenario", "cancel_scenario",
-    "scenario_status", "scenario_results", "prepare_finished_scenarios", "what_if", "scenario_inputs",
+    "scenario_status", "scenario_results", "prepare_finished_scenarios", "prepare_results", "what_if", "scenario_inputs",
     "compare_scenarios", "answer_first", "RESULT_SECTIONS", "result_sections", "fail_lost_replications",
     "ReplicationJobs", "REPLICATION_JOBS", "admission_limits",
 ]
@@ -259,13 +261,15 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
     # writing the failure have room (under the job's memory limit, both could themselves fail and the task be lost)
     reserve = bytearray(MEMORY_RESERVE_BYTES) if todo else None
     for k, rep in enumerate(todo):
-        try:  # the full detail (every task, utilisation over time) is made at the end for the replications shown
+        try:  # the full detail (every task, utilisation over time): see records_detail
             if model is None:
                 model = prepare(scenario)
                 _models.clear()  # one run's model at a time, and only a small one (a few MB at most)
                 if model.built is None or len(model.built.graph.tasks) <= KEEP_MODEL_TASKS:
                     _models[run.pk] = model
-            result = model.simulate(rep.seed, progress=reports.of(rep), record_utilisation=False, task_bars=False)
+            detailed = records_detail(run.replications, model)
+            result = model.simulate(rep.seed, progress=reports.of(rep), record_utilisation=detailed,
+                                    task_bars=detailed)
         except JobCancelled:  # the run was cancelled (or failed): its replications were ended with it
             _save_results(done, statuses)
             statuses.update(dict(Replication.objects.filter(pk__in=[r.pk for r in todo[k:]])
@@ -297,7 +301,7 @@ def execute_replications(run_id: str, indexes: list[int], worker: str = "", task
                 status=Status.CANCELLED, finished_at=timezone.now())  # moot: the run has failed
             statuses.update({r.index: Status.CANCELLED for r in todo[k + 1:]})
             return statuses
-        done.append((rep, result))
+        done.append((rep, result, detailed))
         if time.monotonic() - saved_at >= PROGRESS_INTERVAL_S:
             _save_results(done, statuses)
             saved_at = time.monotonic()
@@ -329,12 +333,22 @@ class _BatchProgress:
         return report
 
 
+def records_detail(replications: int, model) -> bool:
+    """Does every replication of a run of ``replications`` on ``model`` keep its full detail from the start?  Yes for
+    a small run of a small model (at most :data:`MIN_TASKS` replications, one task each, and at most
+    :data:`KEEP_MODEL_TASKS` tasks): detail costs such a replication little (AWS CHILES, 1,433 tasks: 0.06 s against
+    0.05 s), and the run's end then keeps that of the shown replications instead of simulating them again, one
+    after another, while the user waits.  Otherwise only the shown ones get it, simulated again at the end."""
+    return (replications <= MIN_TASKS and model.built is not None
+            and len(model.built.graph.tasks) <= KEEP_MODEL_TASKS)
+
+
 #: the columns a finished replication writes
-_SAVED = ["status", "progress", "result", "makespan_s", "cost_aud", "queue_wait_s", "finished_at"]
+_SAVED = ["status", "progress", "result", "makespan_s", "cost_aud", "queue_wait_s", "detailed", "finished_at"]
 
 
 def _save_results(done: list, statuses: dict) -> None:
-    """Write the finished replications ``done`` (``(replication, result)``, emptied) in one transaction: one statement
+    """Write the finished replications ``done`` (``(replication, result, detailed)``, emptied) in one transaction: one statement
     (run for each row in one batch) writes those still running; one cancelled (or failed) meanwhile keeps that
     status, which is read back only when a row was left unwritten.  (Django's ``bulk_update`` builds a CASE
     expression per row and field, which cost as much as one query per row.)"""
@@ -344,9 +358,9 @@ def _save_results(done: list, statuses: dict) -> None:
     fields = [Replication._meta.get_field(name) for name in _SAVED]
     pk = Replication._meta.pk
     rows = [[f.get_db_prep_save(v, connection) for f, v in zip(fields, (
-                Status.SUCCEEDED, 1.0, result_json(result, detailed=False), result.makespan_s, result.total_cost_aud,
-                result.queue_wait_s, now), strict=True)]
-            + [pk.get_db_prep_value(rep.pk, connection), Status.RUNNING] for rep, result in done]
+                Status.SUCCEEDED, 1.0, result_json(result, detailed=detailed), result.makespan_s,
+                result.total_cost_aud, result.queue_wait_s, detailed, now), strict=True)]
+            + [pk.get_db_prep_value(rep.pk, connection), Status.RUNNING] for rep, result, detailed in done]
     quote = connection.ops.quote_name
     sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
     with transaction.atomic(), connection.cursor() as cursor:
@@ -355,9 +369,10 @@ def _save_results(done: list, statuses: dict) -> None:
                            f"= %s", rows)
         written = cursor.rowcount
     if written == len(done):
-        statuses.update({rep.index: Status.SUCCEEDED for rep, _ in done})
+        statuses.update({rep.index: Status.SUCCEEDED for rep, _, _ in done})
     else:  # some were cancelled or failed meanwhile: each keeps the status it has now
-        statuses.update(Replication.objects.filter(pk__in=[rep.pk for rep, _ in done]).values_list("index", "status"))
+        statuses.update(Replication.objects.filter(pk__in=[rep.pk for rep, _, _ in done]).values_list("index",
+                                                                                                      "status"))
     done.clear()
 
 
@@ -433,14 +448,21 @@ def _finalise_if_complete(run_pk) -> None:
 
 
 def _store_details(run: SimulationRun, seeds: dict[int, int], indexes: list[int]) -> None:
-    """Simulate again, with every task and the utilisation over time, the replications ``indexes`` of ``run`` and
-    store their full results (runs are deterministic for a seed: the outcome is the one already stored; the model is
-    the one this process's last batch of the run used, else built once for them, as for a batch)."""
-    model = (_models.get(run.pk) or prepare(scenario_from_inputs(run.inputs, run.seed))) if indexes else None
-    for index in indexes:
+    """Give the replications ``indexes`` of ``run`` their full results (every task and the utilisation over time)
+    and the others none.  Those that kept their detail from the start (:func:`records_detail`) have it already; the
+    others are simulated again (runs are deterministic for a seed: the outcome is the one already stored; the model
+    is the one this process's last batch of the run used, else built once for them, as for a batch)."""
+    kept = set(run.replication_set.filter(detailed=True).values_list("index", flat=True))
+    again = [index for index in indexes if index not in kept]
+    model = (_models.get(run.pk) or prepare(scenario_from_inputs(run.inputs, run.seed))) if again else None
+    for index in again:
         result = model.simulate(seeds[index])
         Replication.objects.filter(run=run, index=index).update(result=result_json(result, detailed=True),
                                                                 detailed=True)
+    if kept - set(indexes):  # not shown: only the summary stays (DETAIL_FIELDS removed in the database)
+        Replication.objects.filter(run=run, index__in=kept - set(indexes)).update(
+            detailed=False, result=RawSQL("result" + " - %s::text" * len(DETAIL_FIELDS), DETAIL_FIELDS,
+                                          output_field=JSONField()))
 
 
 def cancel_run(run: SimulationRun) -> bool:
@@ -594,7 +616,8 @@ def _failure_in_plain_words(entry: ScenarioPlatform) -> str:
 def scenario_status(scenario: Scenario) -> dict:
     """Combined and per-platform status and progress, JSON-safe (polled by the scenario page)."""
     platforms = []
-    for entry in scenario.entries.select_related("platform", "run"):
+    entries = list(scenario.entries.select_related("platform", "run"))
+    for entry in entries:
         if entry.run is not None and not entry.run.is_finished and fail_lost_replications(entry.run,
                                                                                          min_interval_s=10.0):
             entry.run.refresh_from_db()
@@ -606,8 +629,32 @@ def scenario_status(scenario: Scenario) -> dict:
         })
     status = combined_status([None if p["status"] == "draft" else p["status"] for p in platforms])  # one snapshot
     progress = sum(p["progress"] for p in platforms) / len(platforms) if platforms else 0.0
-    return {"status": status, "progress": round(progress, 4), "platforms": platforms,
-            "finished": status in ("succeeded", "failed", "cancelled")}
+    finished = status in ("succeeded", "failed", "cancelled")
+    return {"status": status, "progress": round(progress, 4), "platforms": platforms, "finished": finished,
+            **(_results_state(scenario, entries) if finished else {"ready": False, "pending": []})}
+
+
+#: how long after its last run finished a scenario's results page waits for the worker to prepare its results before
+#: computing them itself (the worker was lost in between)
+PREPARE_WAIT_S = 60.0
+
+
+def _results_state(scenario: Scenario, entries) -> dict:
+    """Of a scenario whose runs have all finished: ``ready``, the results page has its ranked results to show (the
+    worker saved them, :func:`prepare_results`, or it will not: a run failed or was cancelled, or it has been
+    :data:`PREPARE_WAIT_S` since the last run finished; the page then computes them), and ``pending``, the parts
+    the worker is still preparing.  With ``results_cache`` deferred (the polled status), reads two keys of the saved
+    bundle, not the bundle."""
+    if "results_cache" in scenario.get_deferred_fields():
+        key, pending = Scenario.objects.filter(pk=scenario.pk).values_list("results_cache__key",
+                                                                           "results_cache__pending").get()
+    else:
+        key, pending = (scenario.results_cache or {}).get("key"), (scenario.results_cache or {}).get("pending")
+    if key == _cache_key(entries):
+        return {"ready": True, "pending": pending or []}
+    ended = max((e.run.finished_at for e in entries if e.run and e.run.finished_at), default=None)
+    waited = ended is None or (timezone.now() - ended).total_seconds() > PREPARE_WAIT_S
+    return {"ready": waited or any(e.run is None or e.run.status != Status.SUCCEEDED for e in entries), "pending": []}
 
 
 def is_papers_scenario(scenario: Scenario, entries) -> bool:
@@ -624,14 +671,22 @@ def _cache_key(entries) -> list:
     return [RESULTS_VERSION, *([str(e.run_id), e.run.status if e.run else None] for e in entries)]
 
 
-def scenario_results(scenario: Scenario) -> dict | None:
-    """The results page's tables and figures (JSON), from the cache when the runs have not changed since."""
+#: what the results page shows below the ranked results, prepared on the worker after them, in this order; each is
+#: saved (and the page shows it) as soon as it is ready
+LATER_PARTS = ("figures", "validation")
+
+
+def scenario_results(scenario: Scenario, *, partial: bool = False) -> dict | None:
+    """The results page's tables and figures (JSON), from the cache when the runs have not changed since, else
+    computed here whole.  ``partial``: a bundle the worker is still preparing will do (its ``pending`` names the
+    parts still to come: :func:`prepare_results`); the results page takes one and fetches the rest as it arrives,
+    reports and the API never do."""
     entries = list(scenario.entries.select_related("platform", "run"))
     if any(e.run is None or not e.run.is_finished for e in entries):
         return None
     key = _cache_key(entries)
     cached = scenario.results_cache
-    if cached and cached.get("key") == key:
+    if cached and cached.get("key") == key and (partial or not cached.get("pending")):
         return cached
     bundle = _build_results(scenario, entries)
     bundle["key"] = key
@@ -644,15 +699,57 @@ def prepare_finished_scenarios(run_pk) -> None:
     """Called when a run finishes: compute the results of the scenarios it completes, on the worker."""
     for scenario in Scenario.objects.filter(entries__run_id=run_pk).select_related("workload"):
         try:
-            result_sections(scenario, scenario_results(scenario))
+            prepare_results(scenario)
         except Exception:  # noqa: BLE001 - the page computes them on first view instead
             log.exception("could not prepare the results of scenario %s", scenario.pk)
 
 
-def _build_results(scenario: Scenario, entries) -> dict:
-    from apps.scenarios import adapters, charts
+def prepare_results(scenario: Scenario) -> None:
+    """Compute and save the results of a scenario whose runs have all finished, the ranked results first: the
+    per-platform summary and every section (scoring: radar, ranks, cost of ownership) are saved at once, with
+    ``pending`` naming the :data:`LATER_PARTS` still to come; then each of those, saved as it is ready.  A part is
+    saved only while the bundle is still the one of these runs (a rerun meanwhile drops it)."""
+    entries = list(scenario.entries.select_related("platform", "run"))
+    if any(e.run is None or not e.run.is_finished for e in entries):
+        return
+    key = _cache_key(entries)
+    if scenario.results_cache and scenario.results_cache.get("key") == key:
+        return  # prepared already (by another worker, or by a page that asked first)
+    started = time.perf_counter()
+    bundle, medians, rep_rows = _results_summary(entries)
+    bundle["key"] = key
+    bundle["pending"] = [part for part in LATER_PARTS if _part_applies(part, scenario, entries, medians)]
+    Scenario.objects.filter(pk=scenario.pk).update(results_cache=bundle)
+    scenario.results_cache = bundle
+    result_sections(scenario, bundle)  # the scoring section saves itself into the bundle
+    log.info("scenario %s: ranked results saved in %.3f s", scenario.pk, time.perf_counter() - started)
+    for part in list(bundle["pending"]):
+        started = time.perf_counter()
+        _add_part(part, bundle, scenario, entries, medians, rep_rows)
+        bundle["pending"].remove(part)
+        if not Scenario.objects.filter(pk=scenario.pk, results_cache__key=key).update(results_cache=bundle):
+            return
+        log.info("scenario %s: %s saved in %.3f s", scenario.pk, part, time.perf_counter() - started)
 
-    names = {e.platform.slug: e.platform.name for e in entries}
+
+def _part_applies(part: str, scenario: Scenario, entries, medians: dict) -> bool:
+    if part == "figures":
+        return bool(medians)
+    return bool(medians) and is_papers_scenario(scenario, entries)
+
+
+def _build_results(scenario: Scenario, entries) -> dict:
+    """The whole results bundle, every part at once."""
+    bundle, medians, rep_rows = _results_summary(entries)
+    for part in LATER_PARTS:
+        if _part_applies(part, scenario, entries, medians):
+            _add_part(part, bundle, scenario, entries, medians, rep_rows)
+    return bundle
+
+
+def _results_summary(entries) -> tuple[dict, dict, list]:
+    """(the bundle with the per-platform summary and nothing else, platform name -> index of its median
+    replication (succeeded runs), every succeeded replication's row)."""
     rep_rows, medians, summary = [], {}, []
     for e in entries:
         run = e.run
@@ -662,33 +759,38 @@ def _build_results(scenario: Scenario, entries) -> dict:
         for index, makespan, cost, queue in rows:
             rep_rows.append({"platform": e.platform.name, "index": index, "makespan_s": makespan, "cost_aud": cost,
                              "queue_wait_s": queue})
-        if rows and run.status == Status.SUCCEEDED:
-            median_index = rows[(len(rows) - 1) // 2][0]
-            medians[e.platform.name] = run.replication_set.get(index=median_index).result
+        median = rows[(len(rows) - 1) // 2] if rows and run.status == Status.SUCCEEDED else None
+        if median is not None:
+            medians[e.platform.name] = (run, median[0])
         summary.append({
             "platform": e.platform.slug, "name": e.platform.name, "status": run.status, "run_url": run.get_absolute_url(),
             "results": run.results, "error": _failure_in_plain_words(e),
-            "queue_wait_s": medians[e.platform.name]["queue_wait_s"] if e.platform.name in medians else None,
+            "queue_wait_s": median[3] if median is not None else None,  # the median replication's own
         })
-    bundle = {"summary": summary, "figures": {}, "bounds": [], "validation": None}
-    if not medians:
-        return bundle
-    stages = adapters.stage_frame(medians)
+    return {"summary": summary, "figures": {}, "bounds": [], "validation": None}, medians, rep_rows
+
+
+def _add_part(part: str, bundle: dict, scenario: Scenario, entries, medians: dict, rep_rows: list) -> None:
+    """Compute one of :data:`LATER_PARTS` into ``bundle``."""
+    from apps.scenarios import adapters, charts
+
+    if part == "validation":
+        bundle["validation"] = _validation_summary(scenario, {e.platform.slug for e in entries})
+        return
+    results = {name: run.replication_set.get(index=index).result for name, (run, index) in medians.items()}
+    stages = adapters.stage_frame(results)
     replications = adapters.replication_frame([r for r in rep_rows if r["platform"] in medians])
     bundle["figures"] = {
         "gantt": charts.stage_gantt_figure(stages).to_json(),
-        "utilisation": charts.utilisation_over_time_figure(adapters.utilisation_frame(medians)).to_json(),
-        "costs": charts.cost_breakdown_figure(adapters.cost_frame(medians)).to_json(),
+        "utilisation": charts.utilisation_over_time_figure(adapters.utilisation_frame(results)).to_json(),
+        "costs": charts.cost_breakdown_figure(adapters.cost_frame(results)).to_json(),
         "makespan": charts.distribution_figure(replications, "makespan_h", "time to result (hours)").to_json(),
         "cost": charts.distribution_figure(replications, "cost_aud", "cost of a run (AUD)").to_json(),
     }
     # what the money figures are drawn from, so a page in another currency draws them again (see money_figures)
     bundle["money"] = {"replications": replications[["platform", "cost_aud"]].to_dict("records"),
-                       "bills": adapters.cost_frame(medians).to_dict("records")}
+                       "bills": adapters.cost_frame(results).to_dict("records")}
     bundle["bounds"] = _bound_table(stages)
-    if is_papers_scenario(scenario, entries):
-        bundle["validation"] = _validation_summary(scenario, set(names))
-    return bundle
 
 
 def money_figures(results: dict, currency: dict) -> dict[str, str]:
@@ -841,10 +943,12 @@ def scenario_page(scenario: Scenario) -> dict:
     """What the scenario page shows: inputs, combined status, results (cached) and their sections (scoring), and its
     what-ifs."""
     entries = list(scenario.entries.select_related("platform", "run"))
-    results = scenario_results(scenario)
+    state = scenario_status(scenario)
+    # while the worker prepares them (state "ready" false) the page waits for them rather than compute them itself
+    results = scenario_results(scenario, partial=True) if state["ready"] else None
     sections = result_sections(scenario, results)
     context = {"currency": shown_currency(scenario.currency),
-        "scenario": scenario, "entries": entries, "state": scenario_status(scenario), "results": results,
+        "scenario": scenario, "entries": entries, "state": state, "results": results,
         **sections, **answer_first(scenario, results, sections.get("scoring"), entries),
         "what_ifs": list(scenario.what_ifs.all()[:20]), **_inputs_in_words(scenario, entries),
     }

@@ -82,8 +82,10 @@ def validation(request):
 
 # --- scenarios -------------------------------------------------------------------------------------
 
-def _scenario(request, scenario_id, need=Role.VIEWER):
-    return get_or_404(Scenario.objects.select_related("workload", "parent", "workspace"), request.user, need=need,
+def _scenario(request, scenario_id, need=Role.VIEWER, *, results=True):
+    """The scenario, if the user may see it; ``results=False`` leaves its saved results (up to a few MB) unread."""
+    scenarios = Scenario.objects.select_related("workload", "parent", "workspace")
+    return get_or_404(scenarios if results else scenarios.defer("results_cache"), request.user, need=need,
                       pk=scenario_id)
 
 
@@ -144,7 +146,7 @@ def scenario_recommendation(request, scenario_id):
     """JSON: the recommendation and the aggregates for the weights of the sliders (``weights``: comma-separated,
     one per criterion), as the page's own HTML so the live page reads exactly as a reload would."""
     scenario = _scenario(request, scenario_id)
-    results = services.scenario_results(scenario)
+    results = services.scenario_results(scenario, partial=True)  # the ranked results: the parts to come are not read
     scoring = services.result_sections(scenario, results).get("scoring")
     if results is None or not scoring or scoring.get("error") or scoring["report"].get("error"):
         return JsonResponse({"error": "this scenario has no ranked results yet"}, status=409)
@@ -164,7 +166,7 @@ def scenario_recommendation(request, scenario_id):
 
 
 def scenario_status(request, scenario_id):
-    return JsonResponse(services.scenario_status(_scenario(request, scenario_id)))
+    return JsonResponse(services.scenario_status(_scenario(request, scenario_id, results=False)))
 
 
 @require_POST

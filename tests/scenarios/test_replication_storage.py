@@ -50,6 +50,31 @@ def test_a_finished_run_keeps_columns_for_all_and_every_task_for_the_shown_repli
     assert Replication.objects.filter(run=run, detailed=True).count() == 3
 
 
+def test_a_run_of_more_replications_than_tasks_simulates_its_shown_replications_again_in_detail(catalogue):
+    # small runs keep every replication's detail from the start and drop it from the unshown ones at the end; a run
+    # of more replications than MIN_TASKS keeps none and simulates the shown ones again: both store the same
+    platform, workload = Platform.objects.get(slug="magnus"), Workload.objects.get(slug="chiles-epoch1")
+    model = services.prepare(services.scenario_from_inputs(create_run(platform=platform, workload=workload).inputs, 0))
+    assert services.records_detail(services.MIN_TASKS, model) and not services.records_detail(
+        services.MIN_TASKS + 1, model)
+    runs = []
+    for n in (services.MIN_TASKS, services.MIN_TASKS + 1):
+        run = create_run(platform=platform, workload=workload, replications=n, seed=3)
+        execute_replications(str(run.id), list(range(n)))
+        runs.append({r.index: r for r in run.replication_set.all()})
+    small, big = runs
+    for reps in runs:
+        shown = shown_indexes([(r.index, r.makespan_s) for r in reps.values()])
+        assert sorted(i for i, r in reps.items() if r.detailed) == shown
+        for rep in reps.values():
+            assert ("tasks" in rep.result, "utilisation_series" in rep.result) == (rep.detailed, rep.detailed)
+    assert any(rep.detailed and big[index].detailed for index, rep in small.items())
+    for index, rep in small.items():  # the same seeds give the same replications, kept or simulated again
+        assert big[index].makespan_s == rep.makespan_s
+        if rep.detailed and big[index].detailed:
+            assert big[index].result == rep.result
+
+
 def test_big_runs_are_sent_in_batches_and_small_ones_one_replication_a_task():
     assert [batch_size(n) for n in (1, 5, 8, 9, 100, 1000)] == [1, 1, 1, 2, 13, 25]
 
@@ -91,7 +116,7 @@ def test_saving_a_batch_keeps_a_replication_cancelled_meanwhile_cancelled(catalo
     reps = services.REPLICATION_JOBS.start_all(list(run.replication_set.all()), "w@host", None)
     assert [r.status for r in reps] == ["running"] * 3
     model = services.prepare(services.scenario_from_inputs(run.inputs, run.seed))
-    done = [(rep, model.simulate(rep.seed, record_utilisation=False, task_bars=False)) for rep in reps]
+    done = [(rep, model.simulate(rep.seed, record_utilisation=False, task_bars=False), False) for rep in reps]
     Replication.objects.filter(pk=reps[1].pk).update(status="cancelled")  # a cancel while the batch ran
     statuses: dict = {}
     services._save_results(done, statuses)
@@ -107,7 +132,7 @@ def test_saving_a_batch_writes_every_replication_still_running(catalogue):
     reps = services.REPLICATION_JOBS.start_all(list(run.replication_set.all()), "w@host", None)
     model = services.prepare(services.scenario_from_inputs(run.inputs, run.seed))
     statuses: dict = {}
-    services._save_results([(rep, model.simulate(rep.seed, record_utilisation=False, task_bars=False))
+    services._save_results([(rep, model.simulate(rep.seed, record_utilisation=False, task_bars=False), False)
                             for rep in reps], statuses)
     assert statuses == {0: "succeeded", 1: "succeeded"}
     assert list(run.replication_set.values_list("status", flat=True)) == ["succeeded", "succeeded"]
