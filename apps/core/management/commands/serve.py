@@ -8,6 +8,7 @@ Redis when CELERY_BROKER_URL is set.  Ctrl-C stops both.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -39,21 +40,29 @@ class Command(BaseCommand):
             "--loglevel=WARNING", f"--concurrency={concurrency}", "--without-mingle", "--without-gossip",
             "-n", f"skyplan-{os.getpid()}@%h",
         ]
+        # a SIGTERM (kill, a process manager, a container stop) would end this process without the ``finally``
+        # below and leave the worker running: make it leave the way Ctrl-C does
+        previous = signal.signal(signal.SIGTERM, _leave)
         worker = subprocess.Popen(worker_cmd)
-        broker = settings.CELERY_BROKER_URL.split("@")[-1]
-        db = settings.DATABASES["default"]
-        self.stdout.write(f"Database: {db['ENGINE'].rsplit('.', 1)[-1]} {db['NAME']}")
-        self.stdout.write(f"Broker:   {broker} (worker pid {worker.pid})")
-        if not settings.DEBUG:
-            self.stdout.write(self.style.WARNING(
-                "DEBUG is off: cookies are HTTPS-only, so logging in over http:// needs DJANGO_DEBUG=1 (make run sets "
-                "it). This is the development server; for production use bin/serve-prod (README: Production)."))
-        self.stdout.write(self.style.SUCCESS(f"Skyplan is running at http://{host}:{port}/  (Ctrl-C to stop)"))
         try:
+            broker = settings.CELERY_BROKER_URL.split("@")[-1]
+            db = settings.DATABASES["default"]
+            self.stdout.write(f"Database: {db['ENGINE'].rsplit('.', 1)[-1]} {db['NAME']}")
+            self.stdout.write(f"Broker:   {broker} (worker pid {worker.pid})")
+            if not settings.DEBUG:
+                self.stdout.write(self.style.WARNING(
+                    "DEBUG is off: cookies are HTTPS-only, so logging in over http:// needs DJANGO_DEBUG=1 (make run sets "
+                    "it). This is the development server; for production use bin/serve-prod (README: Production)."))
+            self.stdout.write(self.style.SUCCESS(f"Skyplan is running at http://{host}:{port}/  (Ctrl-C to stop)"))
             call_command("runserver", f"{host}:{port}", use_reloader=False)
         finally:
+            signal.signal(signal.SIGTERM, previous)
             worker.terminate()
             try:
                 worker.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 worker.kill()
+
+
+def _leave(signum, frame):
+    raise SystemExit(128 + signum)
