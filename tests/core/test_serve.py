@@ -27,7 +27,7 @@ def test_a_sigterm_stops_the_worker_it_started(tmp_path):
     from django.db import connection
 
     from tests.private_servers import free_port
-    from tests.worker_processes import ROOT, _alive, kill_tree, wait_for
+    from tests.worker_processes import ROOT, _alive, _descendants, kill_tree, wait_for
 
     s = connection.settings_dict
     env = dict(os.environ, DJANGO_DEBUG="1", PYTHONUNBUFFERED="1",
@@ -38,6 +38,7 @@ def test_a_sigterm_stops_the_worker_it_started(tmp_path):
     with open(log, "w") as out:
         proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--port", str(port)], cwd=ROOT, env=env,
                                 stdout=out, stderr=subprocess.STDOUT)
+    pid = None
     try:
         pid = int(wait_for(lambda: re.search(r"worker pid (\d+)", log.read_text()), 60, "serve to start its worker")
                   .group(1))
@@ -49,6 +50,9 @@ def test_a_sigterm_stops_the_worker_it_started(tmp_path):
     finally:
         if proc.poll() is None:
             kill_tree(proc)
+        if pid is not None and _alive(pid):  # left behind: stop it and its pool here
+            for p in (pid, *_descendants(pid)):
+                os.kill(p, signal.SIGKILL)
 
 
 def _answers(port: int) -> bool:
