@@ -18,12 +18,23 @@
     return out;
   }
 
+  // plotly.js (3.5 MB to compile and run) is asked for once the page has painted: loaded with the page, even async,
+  // it ran before the first paint whenever the browser had it in its cache.  Its load draws what is on the page.
+  var plotlyUrl = document.currentScript && document.currentScript.dataset.plotly;
+  function loadPlotly() {
+    if (window.Plotly || document.getElementById("plotly-js") || !plotlyUrl) { return; }
+    var script = document.createElement("script");
+    script.id = "plotly-js";
+    script.src = plotlyUrl;
+    script.addEventListener("load", draw, {once: true});
+    document.body.appendChild(script);
+  }
+  // after the next frame is painted; a hidden tab paints no frames, so also after a second at the latest
+  requestAnimationFrame(function () { setTimeout(loadPlotly, 0); });
+  setTimeout(loadPlotly, 1000);
+
   function draw() {
-    if (!window.Plotly) {  // plotly.js loads on its own (async): draw once it has
-      var script = document.getElementById("plotly-js");
-      if (script) { script.addEventListener("load", draw, {once: true}); }
-      return;
-    }
+    if (!window.Plotly) { return; }  // drawn when plotly.js has loaded
     var queue = figures().filter(function (f) {
       var target = document.getElementById(f[0]);
       return target && f[1] && !target.dataset.drawn;

@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -43,6 +44,8 @@ def test_a_sigterm_stops_the_worker_it_started(tmp_path):
         pid = int(wait_for(lambda: re.search(r"worker pid (\d+)", log.read_text()), 60, "serve to start its worker")
                   .group(1))
         wait_for(lambda: _answers(port), 60, "serve to listen")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health/", timeout=30) as response:
+            assert response.status == 200  # runserver, on the server without Nagle's delay (apps.core.devserver)
         assert _alive(pid)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)

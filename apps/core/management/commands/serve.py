@@ -14,8 +14,10 @@ import subprocess
 import sys
 
 from django.conf import settings
-from django.core.management import call_command
+from django.core.management import call_command, get_commands, load_command_class
 from django.core.management.base import BaseCommand, CommandError
+
+from apps.core.devserver import NoDelayWSGIServer
 
 
 class Command(BaseCommand):
@@ -54,7 +56,9 @@ class Command(BaseCommand):
                     "DEBUG is off: cookies are HTTPS-only, so logging in over http:// needs DJANGO_DEBUG=1 (make run sets "
                     "it). This is the development server; for production use bin/serve-prod (README: Production)."))
             self.stdout.write(self.style.SUCCESS(f"Skyplan is running at http://{host}:{port}/  (Ctrl-C to stop)"))
-            call_command("runserver", f"{host}:{port}", use_reloader=False)
+            runserver = load_command_class(get_commands()["runserver"], "runserver")
+            runserver.server_cls = NoDelayWSGIServer  # pages without Nagle's 40 ms (apps.core.devserver)
+            call_command(runserver, f"{host}:{port}", use_reloader=False)
         finally:
             signal.signal(signal.SIGTERM, previous)
             worker.terminate()
