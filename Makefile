@@ -6,7 +6,8 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: install run prod test lint bench load schemathesis clean
 
-$(STAMP): pyproject.toml .ci/system-packages
+# (setup.py compiles the engine's hot modules: a change to them reinstalls, which compiles them again)
+$(STAMP): pyproject.toml setup.py .ci/system-packages simulator/core.py simulator/fluid.py simulator/runner.py
 	bash .ci/system-packages
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

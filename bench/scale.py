@@ -19,7 +19,7 @@ With k = 1 and P = 64 the makespan is 116,814.34 s (the eight reads run in
 lockstep waves there, so ``--sequential-reads`` gives the same value).
 
 Usage: ``python bench/scale.py --scale K --slots P [--storage-bw B] [--wan-bw W] [--simpy] [--repeat N]``
-prints one JSON object: wall times (``build_s``, ``run_s``, ``wall_s``) and this process's CPU time
+prints one JSON object: which engine ran (``engine``: ``compiled`` or ``python``, see setup.py), wall times (``build_s``, ``run_s``, ``wall_s``) and this process's CPU time
 (``run_cpu_s``, ``cpu_s`` = build + run), with ``--simpy`` SimPy's (building the same graph and running it)
 and their ratios: ``speed_ratio`` (wall, whole), ``speed_ratio_run_only`` (wall, SimPy whole against our run)
 and ``speed_ratio_cpu`` (CPU, whole).
@@ -126,7 +126,10 @@ def run_ours(k: float, slots: int, storage_bw: float, wan_bw: float | None, sequ
     t2 = time.perf_counter()
     c2 = time.process_time()
     n = len(graph.tasks)
+    import simulator
+
     return {
+        "engine": simulator.ENGINE,  # compiled or python (see setup.py)
         "tasks": n,
         "events": result.events,
         "makespan_s": round(result.makespan_s, 6),
