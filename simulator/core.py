@@ -28,24 +28,32 @@ does not check it (the hot path stays lean), :meth:`Environment.run` does when
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from heapq import heappop, heappush
 from itertools import count
 from math import inf
-from typing import Any
+from typing import Any, Final, final
+
+from mypy_extensions import mypyc_attr
 
 __all__ = ["Environment", "URGENT", "NORMAL", "DISPATCH", "FLUSH", "SimulationError"]
 
-URGENT = 0
-NORMAL = 1
-DISPATCH = 2
-FLUSH = 3
+URGENT: Final = 0
+NORMAL: Final = 1
+DISPATCH: Final = 2
+FLUSH: Final = 3
+
+#: A main-heap entry ``(time, priority, seq, fn, arg)`` and a deferred one ``(priority, seq, fn, arg)``.
+HeapEntry = tuple[float, int, int, Callable[[Any], Any], Any]
+DeferredEntry = tuple[int, int, Callable[[Any], Any], Any]
 
 
+@mypyc_attr(native_class=False)  # (an exception: a plain Python class when compiled)
 class SimulationError(RuntimeError):
     """The simulation cannot proceed (time went backwards, a deadlock, ...)."""
 
 
+@final
 class Environment:
     """Simulated clock plus the event heap.
 
@@ -59,12 +67,12 @@ class Environment:
     __slots__ = ("now", "heap", "deferred", "ending", "events", "seq")
 
     def __init__(self, start: float = 0.0) -> None:
-        self.now = float(start)
-        self.heap: list[tuple] = []
-        self.deferred: list[tuple] = []
+        self.now: float = float(start)
+        self.heap: list[HeapEntry] = []
+        self.deferred: list[DeferredEntry] = []
         self.ending: list[Callable[[], Any]] = []
-        self.events = 0
-        self.seq = count()
+        self.events: int = 0
+        self.seq: Iterator[int] = count()
 
     def at_end(self, fn: Callable[[], Any]) -> None:
         """Call ``fn()`` once the current instant is over: after every deferred entry and every main-heap event
@@ -114,8 +122,8 @@ class Environment:
                         fns = ending[:]
                         ending.clear()  # (the list object stays: callbacks append to env.ending)
                         n += 1
-                        for fn in fns:
-                            fn()
+                        for end_fn in fns:
+                            end_fn()
                     elif heap:
                         now, _, _, fn, arg = pop(heap)
                         self.now = now
@@ -133,8 +141,8 @@ class Environment:
                         fns = ending[:]
                         ending.clear()
                         n += 1
-                        for fn in fns:
-                            fn()
+                        for end_fn in fns:
+                            end_fn()
                     elif heap and heap[0][0] <= limit:
                         t, _, _, fn, arg = pop(heap)
                         if check and t < self.now:

@@ -41,12 +41,12 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import heappop, heappush
 from itertools import count, islice
 from math import inf
 from operator import mul, sub
-from typing import Any
+from typing import Any, Final, final
 
 from .core import URGENT, Environment
 
@@ -63,7 +63,7 @@ __all__ = [
 #: A flow within this many seconds of finishing is finished (float rounding).  So is one whose finish time,
 #: added to the clock, rounds to the clock: late in a long run (the clock past 2**23 s, where its resolution is
 #: coarser than this) it could otherwise be woken at the same instant for ever.
-TIME_EPS = 1e-9
+TIME_EPS: Final = 1e-9
 
 
 def effective_capacity(capacity: float, n: float, degrade_after: int | None, exponent: float) -> float:
@@ -73,6 +73,7 @@ def effective_capacity(capacity: float, n: float, degrade_after: int | None, exp
     return capacity
 
 
+@final
 class FluidSystem:
     """The fluid resources of a run, their flow sequence numbers and their once-per-instant flushes.
 
@@ -83,12 +84,13 @@ class FluidSystem:
 
     __slots__ = ("env", "on_done", "record", "seq", "resources")
 
-    def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any], record_utilisation: bool = True) -> None:
+    def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any] | None,
+                 record_utilisation: bool = True) -> None:
         self.env = env
-        self.on_done = on_done
+        self.on_done: Any = on_done  # (set by the runner once it has made its callbacks)
         self.record = record_utilisation
-        self.seq = count()
-        self.resources: list = []
+        self.seq: Iterator[int] = count()
+        self.resources: list[PSResource | GeneralResource] = []
 
     def mark(self, res: Any) -> None:
         """Flush ``res`` at the end of the current instant (call it once an instant: its first change)."""
@@ -100,13 +102,14 @@ class FluidSystem:
         self.resources.append(res)
         return res
 
-    def general(self, name: str, capacity: float, group: GeneralGroup, per_flow_cap: float | None = None,
+    def general(self, name: str, capacity: float, group: Any, per_flow_cap: float | None = None,
                 degrade_after: int | None = None, degrade_exponent: float = 0.0) -> GeneralResource:
         res = GeneralResource(name, capacity, group, per_flow_cap, degrade_after, degrade_exponent)
         self.resources.append(res)
         return res
 
 
+@final
 class PSResource:
     """Equal sharing among single-resource, uncapped flows, by virtual time (O(log n))."""
 
@@ -121,27 +124,28 @@ class PSResource:
         if not capacity > 0:
             raise ValueError(f"resource {name!r}: capacity must be > 0, got {capacity!r}")
         self.sys = sys
-        self.env = sys.env
+        self.env: Environment = sys.env
         self.name = name
-        self.capacity = float(capacity)
+        self.capacity: float = float(capacity)
         self.per_flow_cap = per_flow_cap
-        self.degrade_after = degrade_after if degrade_exponent else None
+        self.degrade_after: int | None = degrade_after if degrade_exponent else None
         self.degrade_exponent = degrade_exponent
-        self.V = 0.0  # service one (unit-weight) flow has received since the resource was last idle
-        self.t = 0.0  # time V refers to
-        self.n = 0  # weighted number of active flows
-        self.rate = 0.0  # current rate of one unit-weight flow
-        self.heap: list[list] = []  # [finish V, seq, total weight, [owners]]
-        self.batch: dict = {}  # amount -> heap entry, for flows started at the current V
-        self.dirty = False
-        self.next_t = -1.0
-        self.moved = 0.0
-        self.ut_t = array("d")
-        self.ut_r = array("d")
-        self.last_u = 0.0
-        self._seq = sys.seq
-        self._wake = self.complete  # (one bound method for every wake-up, and one for every flush)
-        self._flush = self.flush
+        self.V: float = 0.0  # service one (unit-weight) flow has received since the resource was last idle
+        self.t: float = 0.0  # time V refers to
+        self.n: int = 0  # weighted number of active flows
+        self.rate: float = 0.0  # current rate of one unit-weight flow
+        self.heap: list[list[Any]] = []  # [finish V, seq, total weight, [owners]]
+        self.batch: dict[float, list[Any]] = {}  # amount -> heap entry, for flows started at the current V
+        self.dirty: bool = False
+        self.next_t: float = -1.0
+        self.moved: float = 0.0
+        self.ut_t: array[float] = array("d")
+        self.ut_r: array[float] = array("d")
+        self.last_u: float = 0.0
+        self._seq: Iterator[int] = sys.seq
+        # (one bound method for every wake-up, and one for every flush)
+        self._wake: Callable[[Any], None] = self.complete
+        self._flush: Callable[[], None] = self.flush
 
     def add(self, amount: float, weight: int, owner: Any) -> None:
         """Start ``weight`` identical flows of ``amount`` units each, now.
@@ -247,7 +251,7 @@ class PSResource:
         limit = V + r * TIME_EPS + abs(V) * 1e-13
         heap = self.heap
         n = self.n
-        done = ()
+        done: list[Any] = []
         if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
             item = heappop(heap)
             n -= item[2]
@@ -267,27 +271,30 @@ class PSResource:
         for owner in done:
             on_done(owner, self)
 
-    def utilisation(self) -> tuple[array, array]:
+    def utilisation(self) -> tuple[array[float], array[float]]:
         return self.ut_t, self.ut_r
 
 
+@final
 class GeneralFlow:
     """A flow in a :class:`GeneralGroup` (any number of resources, optional cap)."""
 
     __slots__ = ("rem", "rate", "weight", "res", "cap", "owner", "label", "seq", "kind")
 
-    def __init__(self, rem: float, weight: int, res: tuple, cap: float, owner: Any, seq: int) -> None:
-        self.kind = 0  # its cap is its own (see _FlowClass.kind)
+    def __init__(self, rem: float, weight: int, res: tuple[GeneralResource, ...], cap: float, owner: Any,
+                 seq: int) -> None:
+        self.kind: int = 0  # its cap is its own (see _FlowClass.kind)
         self.rem = rem
-        self.rate = 0.0
+        self.rate: float = 0.0
         self.weight = weight
         self.res = res
         self.cap = cap
-        self.owner = owner
-        self.label = res[0]
+        self.owner: Any = owner
+        self.label: object = res[0]
         self.seq = seq
 
 
+@final
 class GeneralResource:
     """A resource whose flows are allocated by water-filling within its group."""
 
@@ -296,37 +303,38 @@ class GeneralResource:
         "moved", "ut_t", "ut_r", "last_u", "_n", "_cap", "_unf", "_used", "_holders", "_priv",
     )
 
-    def __init__(self, name: str, capacity: float, group: GeneralGroup, per_flow_cap: float | None,
+    def __init__(self, name: str, capacity: float, group: Any, per_flow_cap: float | None,
                  degrade_after: int | None, degrade_exponent: float) -> None:
         if not capacity > 0:
             raise ValueError(f"resource {name!r}: capacity must be > 0, got {capacity!r}")
         self.name = name
-        self.capacity = float(capacity)
+        self.capacity: float = float(capacity)
         self.per_flow_cap = per_flow_cap
-        self.degrade_after = degrade_after if degrade_exponent else None
+        self.degrade_after: int | None = degrade_after if degrade_exponent else None
         self.degrade_exponent = degrade_exponent
-        self.group = group
-        self.moved = 0.0
-        self.ut_t = array("d")
-        self.ut_r = array("d")
-        self.last_u = 0.0
-        self._n = 0
-        self._cap = 0.0
-        self._unf = 0
-        self._used = 0.0
-        self._holders = 0  # flows (group members) on this resource now
-        self._priv = None  # (class, member) of the member crossing it alone, when folded into that member's cap
+        self.group: Any = group  # a GeneralGroup (or anything with its add, flush and complete)
+        self.moved: float = 0.0
+        self.ut_t: array[float] = array("d")
+        self.ut_r: array[float] = array("d")
+        self.last_u: float = 0.0
+        self._n: int = 0
+        self._cap: float = 0.0
+        self._unf: int = 0
+        self._used: float = 0.0
+        self._holders: int = 0  # flows (group members) on this resource now
+        # (class, member) of the member crossing it alone, when folded into that member's cap
+        self._priv: tuple[_FlowClass, list[Any]] | None = None
 
     def add(self, amount: float, weight: int, owner: Any) -> None:
         """Start ``weight`` identical single-resource flows of ``amount`` (no own cap)."""
         self.group.add((self,), amount, weight, None, owner)
 
-    def utilisation(self) -> tuple[array, array]:
+    def utilisation(self) -> tuple[array[float], array[float]]:
         return self.ut_t, self.ut_r
 
 
 #: the label of a class frozen at the share of a resource each of its flows crosses alone (each names its own)
-PRIVATE = object()
+PRIVATE: Final = object()
 
 
 def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> None:
@@ -476,6 +484,7 @@ def _fill_one(f: Any, resources: list[GeneralResource]) -> bool:
                 level = s
                 bott = r
     cap = f.cap
+    label: object
     if not f.kind:
         if cap <= level:
             level = cap
@@ -504,7 +513,7 @@ def max_min_fair(capacities: dict[str, float], flows: Sequence[tuple[Sequence[st
 
     A pure helper (no degradation, unit weights) exposing the allocation rule.
     """
-    dummy = GeneralGroup.__new__(GeneralGroup)
+    dummy = GeneralGroup(FluidSystem(Environment(), None, False))  # (never flushed)
     res = {name: GeneralResource(name, cap, dummy, None, None, 0.0) for name, cap in capacities.items()}
     gf = [
         GeneralFlow(1.0, 1, tuple(res[n] for n in names), inf if cap is None else float(cap), None, i)
@@ -530,6 +539,7 @@ def _record(r: Any, t: float, u: float) -> None:
 _FIN, _SEQ, _W, _OWNER, _RES, _PRIVS, _T0, _ALIVE, _OWNCAP = range(9)
 
 
+@final
 class _FlowClass:
     """The flows of a :class:`GeneralGroup` crossing the same shared resources with the same cap.
 
@@ -553,21 +563,22 @@ class _FlowClass:
 
     __slots__ = ("key", "res", "cap", "kind", "weight", "rate", "label", "V", "heap", "ht", "hr", "owning")
 
-    def __init__(self, key: tuple, res: tuple, cap: float, kind: int) -> None:
+    def __init__(self, key: tuple[Any, ...], res: tuple[GeneralResource, ...], cap: float, kind: int) -> None:
         self.key = key
         self.res = res
         self.cap = cap
         self.kind = kind
-        self.weight = 0
-        self.rate = 0.0
-        self.label = None
-        self.V = 0.0
-        self.heap: list[list] = []
-        self.ht = array("d")
-        self.hr = array("d")
-        self.owning = 0  # members with own resources (the rate history is kept while there are any)
+        self.weight: int = 0
+        self.rate: float = 0.0
+        self.label: object = None
+        self.V: float = 0.0
+        self.heap: list[list[Any]] = []
+        self.ht: array[float] = array("d")
+        self.hr: array[float] = array("d")
+        self.owning: int = 0  # members with own resources (the rate history is kept while there are any)
 
 
+@final
 class GeneralGroup:
     """Resources allocated together by water-filling (a connected set of resources).
 
@@ -592,11 +603,11 @@ class GeneralGroup:
         self.env = sys.env
         self.classes: dict[tuple, _FlowClass] = {}  # key -> class with members, in creation order
         self.left: list[GeneralResource] = []  # own resources whose member left at this instant
-        self.t = 0.0
-        self.dirty = False
-        self.next_t = -1.0
+        self.t: float = 0.0
+        self.dirty: bool = False
+        self.next_t: float = -1.0
         self.resources: dict[GeneralResource, None] = {}  # shared, used since the last flush, in first-use order
-        self._seq = sys.seq
+        self._seq: Iterator[int] = sys.seq
 
     def _advance(self, now: float) -> None:
         dt = now - self.t
@@ -605,14 +616,14 @@ class GeneralGroup:
                 c.V += c.rate * dt
         self.t = now
 
-    def _class(self, res: tuple, cap: float, kind: int) -> _FlowClass:
+    def _class(self, res: tuple[GeneralResource, ...], cap: float, kind: int) -> _FlowClass:
         key = (res, cap, kind)
         cls = self.classes.get(key)
         if cls is None:
             cls = self.classes[key] = _FlowClass(key, res, cap, kind)
         return cls
 
-    def add(self, res: tuple, amount: float, weight: int, cap: float | None, owner: Any) -> None:
+    def add(self, res: tuple[GeneralResource, ...], amount: float, weight: int, cap: float | None, owner: Any) -> None:
         """Start ``weight`` identical flows of ``amount`` across ``res`` (all constrain them)."""
         now = self.env.now
         if not self.dirty:
@@ -628,16 +639,17 @@ class GeneralGroup:
             r.moved += amount * weight
         own = c
         kind = 0
-        privs: list = []
+        privs: list[GeneralResource] = []
+        shared: tuple[GeneralResource, ...]
         if len(res) == 1 or len(set(res)) == len(res):
             privs = [r for r in res if r._holders == 0]
         if privs:
-            shared = []
+            sh = []
             for r in res:
                 if r._holders:
                     if r._priv is not None:
                         self._unfold(r._priv, now)
-                    shared.append(r)
+                    sh.append(r)
                     self.resources[r] = None
                 r._holders += 1
             for r in privs:
@@ -652,7 +664,7 @@ class GeneralGroup:
                     if privs[0] is not r:  # the resource that binds first
                         privs.remove(r)
                         privs.insert(0, r)
-            shared = tuple(shared)
+            shared = tuple(sh)
         else:
             for r in res:
                 if r._priv is not None:

@@ -63,8 +63,8 @@ def _stores_slots_directly(cls: type) -> type:
     init = ns["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    init.__annotations__ = dict(cls.__init__.__annotations__)
-    cls.__init__ = init
+    init.__annotations__ = dict(cls.__init__.__annotations__)  # type: ignore[misc]
+    cls.__init__ = init  # type: ignore[misc]
     return cls
 
 

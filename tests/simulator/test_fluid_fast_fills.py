@@ -8,11 +8,12 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-from simulator.fluid import PRIVATE, GeneralGroup, GeneralResource, _fill_capped, _fill_one, _water_fill
+from simulator.core import Environment
+from simulator.fluid import PRIVATE, FluidSystem, GeneralGroup, GeneralResource, _fill_capped, _fill_one, _water_fill
 
 
 def _case(rng: random.Random):
-    group = GeneralGroup.__new__(GeneralGroup)
+    group = GeneralGroup(FluidSystem(Environment(), None, False))  # (never flushed)
     resources = [GeneralResource(f"r{k}", rng.choice([1e8, 2e8, 1e9, 7e10]), group, None,
                                  rng.choice([None, None, 4]), rng.choice([0.0, 0.5])) for k in range(rng.randint(1, 6))]
     flows = []
