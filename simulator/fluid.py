@@ -42,13 +42,12 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from heapq import heappop, heappush
 from itertools import count, islice
 from math import inf
 from operator import mul, sub
 from typing import Any, Final, final
 
-from .core import URGENT, Environment
+from .core import URGENT, Environment, heappop, heappush, next_
 
 __all__ = [
     "FluidSystem",
@@ -64,6 +63,8 @@ __all__ = [
 #: added to the clock, rounds to the clock: late in a long run (the clock past 2**23 s, where its resolution is
 #: coarser than this) it could otherwise be woken at the same instant for ever.
 TIME_EPS: Final = 1e-9
+
+_NONE_DUE: Final[list[Any]] = []  # (never changed)
 
 
 def effective_capacity(capacity: float, n: float, degrade_after: int | None, exponent: float) -> float:
@@ -165,11 +166,13 @@ class PSResource:
             self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
         entry = batch.get(amount)
         if entry is None:
-            entry = batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
+            entry = batch[amount] = [self.V + amount, next_(self._seq), weight, [owner]]
             heappush(self.heap, entry)
         else:
-            entry[2] += weight
-            entry[3].append(owner)
+            w: int = entry[2]
+            entry[2] = w + weight
+            owners: list[Any] = entry[3]
+            owners.append(owner)
         self.n += weight
         self.moved += amount * weight
 
@@ -186,15 +189,17 @@ class PSResource:
             self.t = now
             self.dirty = True
             self.batch = {}
-            self.sys.mark(self)
+            self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
         total = weight * copies
         entry = self.batch.get(amount)
         if entry is None:
-            entry = self.batch[amount] = [self.V + amount, next(self._seq), total, [owner]]
+            entry = self.batch[amount] = [self.V + amount, next_(self._seq), total, [owner]]
             heappush(self.heap, entry)
         else:
-            entry[2] += total
-            entry[3].append(owner)
+            w: int = entry[2]
+            entry[2] = w + total
+            owners: list[Any] = entry[3]
+            owners.append(owner)
         self.n += total
         moved = self.moved
         aw = amount * weight
@@ -223,11 +228,12 @@ class PSResource:
                 r = pfc
             self.rate = r
             u = r * n
-            tn = now + (self.heap[0][0] - self.V) / r
+            fin: float = self.heap[0][0]
+            tn = now + (fin - self.V) / r
             if tn != self.next_t:
                 self.next_t = tn
                 env = self.env
-                heappush(env.heap, (tn, URGENT, next(env.seq), self._wake, None))
+                heappush(env.heap, (tn, URGENT, next_(env.seq), self._wake, None))
         if u != self.last_u and self.sys.record:
             self.last_u = u
             ut_t = self.ut_t
@@ -251,17 +257,30 @@ class PSResource:
         limit = V + r * TIME_EPS + abs(V) * 1e-13
         heap = self.heap
         n = self.n
-        done: list[Any] = []
-        if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
-            item = heappop(heap)
-            n -= item[2]
-            done = item[3]  # (most often the only one due: no list of its own)
-            if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
-                done = done[:]
-                while heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
-                    item = heappop(heap)
-                    n -= item[2]
-                    done += item[3]
+        done = _NONE_DUE
+        fin: float  # (compiled: C doubles and ints, not objects)
+        w: int
+        if heap:
+            fin = heap[0][0]
+            if fin <= limit or now + (fin - V) / r <= now:
+                item = heappop(heap)
+                w = item[2]
+                n -= w
+                done = item[3]  # (most often the only one due: no list of its own)
+                if heap:
+                    fin = heap[0][0]
+                    if fin <= limit or now + (fin - V) / r <= now:
+                        done = done[:]
+                        while True:
+                            item = heappop(heap)
+                            w = item[2]
+                            n -= w
+                            done += item[3]
+                            if not heap:
+                                break
+                            fin = heap[0][0]
+                            if not (fin <= limit or now + (fin - V) / r <= now):
+                                break
         self.n = n
         if not self.dirty:
             self.dirty = True
@@ -674,7 +693,7 @@ class GeneralGroup:
             shared = res
         cls = self._class(shared, c, kind)
         cls.weight += weight
-        member = [cls.V + amount, next(self._seq), weight, owner, res, privs, now, True, own]
+        member = [cls.V + amount, next_(self._seq), weight, owner, res, privs, now, True, own]
         if privs:
             cls.owning += 1
             held = (cls, member)
