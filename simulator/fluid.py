@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import count, islice
 from math import inf
 from operator import mul, sub
@@ -295,25 +295,6 @@ class PSResource:
 
 
 @final
-class GeneralFlow:
-    """A flow in a :class:`GeneralGroup` (any number of resources, optional cap)."""
-
-    __slots__ = ("rem", "rate", "weight", "res", "cap", "owner", "label", "seq", "kind")
-
-    def __init__(self, rem: float, weight: int, res: tuple[GeneralResource, ...], cap: float, owner: Any,
-                 seq: int) -> None:
-        self.kind: int = 0  # its cap is its own (see _FlowClass.kind)
-        self.rem = rem
-        self.rate: float = 0.0
-        self.weight = weight
-        self.res = res
-        self.cap = cap
-        self.owner: Any = owner
-        self.label: object = res[0]
-        self.seq = seq
-
-
-@final
 class GeneralResource:
     """A resource whose flows are allocated by water-filling within its group."""
 
@@ -356,11 +337,11 @@ class GeneralResource:
 PRIVATE: Final = object()
 
 
-def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> None:
+def _water_fill(flows: list[_FlowClass], resources: list[GeneralResource]) -> None:
     """Progressive filling: set ``rate`` (per unit of weight) and ``label`` of every flow.
 
-    ``flows`` are :class:`GeneralFlow` or :class:`_FlowClass` (anything with ``weight``, ``res``, ``cap``,
-    ``kind``, ``rate`` and ``label``).  ``label`` is the bottleneck resource, or ``None`` when the flow's own cap
+    ``flows`` are :class:`_FlowClass` (each is filled as one flow of its ``weight``, across ``res``, capped at
+    ``cap``).  ``label`` is the bottleneck resource, or ``None`` when the flow's own cap
     froze it (it is then labelled by its first resource).  A flow of ``kind`` 1 stands for flows whose ``cap`` is
     the share of a resource each crosses alone (left out of ``res``): it is frozen at that cap as that resource
     would be, losing a tie to an own cap and to a shared resource, and labelled :data:`PRIVATE`.
@@ -406,6 +387,7 @@ def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> N
                     pcap = f.cap
             elif f.cap < fcap:
                 fcap = f.cap
+        label: object
         if fcap <= level and fcap <= pcap:
             level = fcap
             frozen = [f for f in active if f.cap <= level and not f.kind]
@@ -437,10 +419,10 @@ def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> N
 #: :func:`_fill_capped` applies when every resource keeps at least this fraction of its capacity unused with every
 #: flow at its cap (far more than the rounding of the remaining capacities in :func:`_water_fill`, so that no resource
 #: can saturate there either)
-CAPPED_MARGIN = 1e-9
+CAPPED_MARGIN: Final = 1e-9
 
 
-def _fill_capped(flows: list, resources: list[GeneralResource]) -> bool:
+def _fill_capped(flows: list[_FlowClass], resources: list[GeneralResource]) -> bool:
     """:func:`_water_fill` when every flow ends at its own cap: when each resource can carry all its flows at their
     caps with room to spare (:data:`CAPPED_MARGIN`), every step of the general fill freezes the flows at the lowest
     cap (own caps before private ones at equal caps, each set in flow order), so the rates, labels and resource sums
@@ -478,7 +460,7 @@ def _fill_capped(flows: list, resources: list[GeneralResource]) -> bool:
     return True
 
 
-def _fill_one(f: Any, resources: list[GeneralResource]) -> bool:
+def _fill_one(f: _FlowClass, resources: list[GeneralResource]) -> bool:
     """:func:`_water_fill` of a single flow (or class) ``f`` in one pass: the same rate, label and ``_n``/``_used``
     of every resource (most fills of a group are of one class).  False, having changed nothing of ``f``, in the one
     case :func:`_water_fill` must be asked (a private-cap class with no cap and no shared resource)."""
@@ -534,11 +516,12 @@ def max_min_fair(capacities: dict[str, float], flows: Sequence[tuple[Sequence[st
     """
     dummy = GeneralGroup(FluidSystem(Environment(), None, False))  # (never flushed)
     res = {name: GeneralResource(name, cap, dummy, None, None, 0.0) for name, cap in capacities.items()}
-    gf = [
-        GeneralFlow(1.0, 1, tuple(res[n] for n in names), inf if cap is None else float(cap), None, i)
-        for i, (names, cap) in enumerate(flows)
-    ]
-    _water_fill(gf, res.values())
+    gf = []
+    for i, (names, cap) in enumerate(flows):
+        f = _FlowClass((i,), tuple(res[n] for n in names), inf if cap is None else float(cap), 0)
+        f.weight = 1
+        gf.append(f)
+    _water_fill(gf, list(res.values()))
     return [f.rate for f in gf]
 
 
@@ -555,7 +538,15 @@ def _record(r: Any, t: float, u: float) -> None:
 
 
 # a member of a class: [finish V, seq, weight, owner, resources, own resources, joined at, alive, own cap]
-_FIN, _SEQ, _W, _OWNER, _RES, _PRIVS, _T0, _ALIVE, _OWNCAP = range(9)
+_FIN: Final = 0
+_SEQ: Final = 1
+_W: Final = 2
+_OWNER: Final = 3
+_RES: Final = 4
+_PRIVS: Final = 5
+_T0: Final = 6
+_ALIVE: Final = 7
+_OWNCAP: Final = 8
 
 
 @final
@@ -754,9 +745,11 @@ class GeneralGroup:
         resources = list(self.resources)
         if len(self.classes) == 1:
             if not _fill_one(next(iter(classes)), resources):
-                _water_fill(classes, resources)
-        elif not _fill_capped(list(classes), resources):
-            _water_fill(classes, resources)
+                _water_fill(list(classes), resources)
+        else:
+            fill = list(classes)
+            if not _fill_capped(fill, resources):
+                _water_fill(fill, resources)
         if self.sys.record:
             if self.left:
                 for r in self.left:
@@ -828,13 +821,16 @@ class GeneralGroup:
                 if not item[_ALIVE]:  # moved to another class
                     heappop(heap)
                     continue
-                rem = item[0] - V
+                fin: float = item[_FIN]
+                rem = fin - V
                 if rem <= rate * TIME_EPS + 1e-12 * abs(rem + 1.0) or (rate > 0.0 and now + rem / rate <= now):
                     heappop(heap)
-                    c.weight -= item[_W]
-                    res = item[_RES]
+                    w: int = item[_W]
+                    c.weight -= w
+                    res: tuple[GeneralResource, ...] = item[_RES]
                     for r in res:
                         r._holders -= 1
+                    lab: object
                     if label is None:
                         lab = res[0]
                     elif label is PRIVATE:
