@@ -67,7 +67,7 @@ TIME_EPS: Final = 1e-9
 _NONE_DUE: Final[list[Any]] = []  # (never changed)
 
 
-def effective_capacity(capacity: float, n: float, degrade_after: int | None, exponent: float) -> float:
+def effective_capacity(capacity: float, n: float, degrade_after: float | None, exponent: float) -> float:
     """Aggregate capacity of a resource with ``n`` active flows (degradation applied)."""
     if degrade_after is not None and n > degrade_after and exponent:
         return capacity * (degrade_after / n) ** exponent
@@ -86,10 +86,10 @@ class FluidSystem:
     __slots__ = ("env", "on_done", "record", "seq", "resources")
 
     def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any] | None,
-                 record_utilisation: bool = True) -> None:
+                 record_utilisation: object = True) -> None:
         self.env = env
         self.on_done: Any = on_done  # (set by the runner once it has made its callbacks)
-        self.record = record_utilisation
+        self.record = bool(record_utilisation)  # (any truth value)
         self.seq: Iterator[int] = count()
         self.resources: list[PSResource | GeneralResource] = []
 
@@ -98,13 +98,13 @@ class FluidSystem:
         self.env.ending.append(res.flush)
 
     def ps(self, name: str, capacity: float, per_flow_cap: float | None = None,
-           degrade_after: int | None = None, degrade_exponent: float = 0.0) -> PSResource:
+           degrade_after: float | None = None, degrade_exponent: float = 0.0) -> PSResource:
         res = PSResource(self, name, capacity, per_flow_cap, degrade_after, degrade_exponent)
         self.resources.append(res)
         return res
 
     def general(self, name: str, capacity: float, group: Any, per_flow_cap: float | None = None,
-                degrade_after: int | None = None, degrade_exponent: float = 0.0) -> GeneralResource:
+                degrade_after: float | None = None, degrade_exponent: float = 0.0) -> GeneralResource:
         res = GeneralResource(name, capacity, group, per_flow_cap, degrade_after, degrade_exponent)
         self.resources.append(res)
         return res
@@ -121,7 +121,7 @@ class PSResource:
     )
 
     def __init__(self, sys: FluidSystem, name: str, capacity: float, per_flow_cap: float | None,
-                 degrade_after: int | None, degrade_exponent: float) -> None:
+                 degrade_after: float | None, degrade_exponent: float) -> None:
         if not capacity > 0:
             raise ValueError(f"resource {name!r}: capacity must be > 0, got {capacity!r}")
         self.sys = sys
@@ -129,7 +129,7 @@ class PSResource:
         self.name = name
         self.capacity: float = float(capacity)
         self.per_flow_cap = per_flow_cap
-        self.degrade_after: int | None = degrade_after if degrade_exponent else None
+        self.degrade_after: float | None = degrade_after if degrade_exponent else None
         self.degrade_exponent = degrade_exponent
         self.V: float = 0.0  # service one (unit-weight) flow has received since the resource was last idle
         self.t: float = 0.0  # time V refers to
@@ -304,13 +304,13 @@ class GeneralResource:
     )
 
     def __init__(self, name: str, capacity: float, group: Any, per_flow_cap: float | None,
-                 degrade_after: int | None, degrade_exponent: float) -> None:
+                 degrade_after: float | None, degrade_exponent: float) -> None:
         if not capacity > 0:
             raise ValueError(f"resource {name!r}: capacity must be > 0, got {capacity!r}")
         self.name = name
         self.capacity: float = float(capacity)
         self.per_flow_cap = per_flow_cap
-        self.degrade_after: int | None = degrade_after if degrade_exponent else None
+        self.degrade_after: float | None = degrade_after if degrade_exponent else None
         self.degrade_exponent = degrade_exponent
         self.group: Any = group  # a GeneralGroup (or anything with its add, flush and complete)
         self.moved: float = 0.0
