@@ -28,24 +28,38 @@ does not check it (the hot path stays lean), :meth:`Environment.run` does when
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from heapq import heappop, heappush
+import heapq
+from collections.abc import Callable, Iterator
 from itertools import count
 from math import inf
-from typing import Any
+from typing import Any, Final, final
+
+from mypy_extensions import mypyc_attr
 
 __all__ = ["Environment", "URGENT", "NORMAL", "DISPATCH", "FLUSH", "SimulationError"]
 
-URGENT = 0
-NORMAL = 1
-DISPATCH = 2
-FLUSH = 3
+# (final names: compiled, read from a C static instead of the module's dict at every call)
+heappush: Final = heapq.heappush
+heappop: Final = heapq.heappop
+next_: Final = next
+
+URGENT: Final = 0
+NORMAL: Final = 1
+DISPATCH: Final = 2
+FLUSH: Final = 3
+
+#: A main-heap entry ``(time, priority, seq, fn, arg)`` and a deferred one ``(priority, seq, fn, arg)``: typed as
+#: plain tuples (compiled, their items are read where needed, not all unboxed and checked at every pop).
+HeapEntry = tuple[Any, ...]
+DeferredEntry = tuple[Any, ...]
 
 
+@mypyc_attr(native_class=False)  # (an exception: a plain Python class when compiled)
 class SimulationError(RuntimeError):
     """The simulation cannot proceed (time went backwards, a deadlock, ...)."""
 
 
+@final
 class Environment:
     """Simulated clock plus the event heap.
 
@@ -59,12 +73,12 @@ class Environment:
     __slots__ = ("now", "heap", "deferred", "ending", "events", "seq")
 
     def __init__(self, start: float = 0.0) -> None:
-        self.now = float(start)
-        self.heap: list[tuple] = []
-        self.deferred: list[tuple] = []
+        self.now: float = float(start)
+        self.heap: list[HeapEntry] = []
+        self.deferred: list[DeferredEntry] = []
         self.ending: list[Callable[[], Any]] = []
-        self.events = 0
-        self.seq = count()
+        self.events: int = 0
+        self.seq: Iterator[int] = count()
 
     def at_end(self, fn: Callable[[], Any]) -> None:
         """Call ``fn()`` once the current instant is over: after every deferred entry and every main-heap event
@@ -73,15 +87,15 @@ class Environment:
 
     def defer(self, priority: int, fn: Callable[[Any], Any], arg: Any = None) -> None:
         """Call ``fn(arg)`` at the current instant, ordered as ``schedule(now, priority, ...)``."""
-        heappush(self.deferred, (priority, next(self.seq), fn, arg))
+        heappush(self.deferred, (priority, next_(self.seq), fn, arg))
 
     def schedule(self, time: float, priority: int, fn: Callable[[Any], Any], arg: Any = None) -> None:
         """Call ``fn(arg)`` at absolute ``time`` (ties: ``priority``, then scheduling order)."""
-        heappush(self.heap, (time, priority, next(self.seq), fn, arg))
+        heappush(self.heap, (time, priority, next_(self.seq), fn, arg))
 
     def schedule_in(self, delay: float, fn: Callable[[Any], Any], arg: Any = None, priority: int = NORMAL) -> None:
         """Call ``fn(arg)`` ``delay`` seconds from now."""
-        heappush(self.heap, (self.now + delay, priority, next(self.seq), fn, arg))
+        heappush(self.heap, (self.now + delay, priority, next_(self.seq), fn, arg))
 
     def peek(self) -> float:
         """Time of the next event, or ``inf`` when nothing is scheduled."""
@@ -100,23 +114,31 @@ class Environment:
         pop = heappop
         limit = inf if until is None else until
         n = 0
+        t: float  # (the time of the next main-heap entry, typed: compiled, compared as a C double)
         try:
             if until is None and not check:
                 now = self.now  # (only this loop sets it)
                 while True:
-                    if deferred and (not heap or heap[0][0] > now or heap[0][1] > deferred[0][0]):
-                        # deferred entries belong to ``now``: they run unless the main
-                        # heap still has an entry at ``now`` with a lower priority
-                        _, _, fn, arg = pop(deferred)
-                        n += 1
-                        fn(arg)
-                    elif ending and (not heap or heap[0][0] > now):
-                        fns = ending[:]
-                        ending.clear()  # (the list object stays: callbacks append to env.ending)
-                        n += 1
-                        for fn in fns:
-                            fn()
-                    elif heap:
+                    if deferred or ending:
+                        later = True  # the main heap has no entry at ``now``
+                        if heap:
+                            t = heap[0][0]
+                            later = t > now
+                        if deferred and (later or heap[0][1] > deferred[0][0]):
+                            # deferred entries belong to ``now``: they run unless the main
+                            # heap still has an entry at ``now`` with a lower priority
+                            _, _, fn, arg = pop(deferred)
+                            n += 1
+                            fn(arg)
+                            continue
+                        if ending and later:
+                            fns = ending[:]
+                            ending.clear()  # (the list object stays: callbacks append to env.ending)
+                            n += 1
+                            for end_fn in fns:
+                                end_fn()
+                            continue
+                    if heap:
                         now, _, _, fn, arg = pop(heap)
                         self.now = now
                         n += 1
@@ -133,8 +155,8 @@ class Environment:
                         fns = ending[:]
                         ending.clear()
                         n += 1
-                        for fn in fns:
-                            fn()
+                        for end_fn in fns:
+                            end_fn()
                     elif heap and heap[0][0] <= limit:
                         t, _, _, fn, arg = pop(heap)
                         if check and t < self.now:

@@ -41,14 +41,13 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
-from heapq import heappop, heappush
+from collections.abc import Callable, Iterator, Sequence
 from itertools import count, islice
 from math import inf
 from operator import mul, sub
-from typing import Any
+from typing import Any, Final, final
 
-from .core import URGENT, Environment
+from .core import URGENT, Environment, heappop, heappush, next_
 
 __all__ = [
     "FluidSystem",
@@ -63,16 +62,19 @@ __all__ = [
 #: A flow within this many seconds of finishing is finished (float rounding).  So is one whose finish time,
 #: added to the clock, rounds to the clock: late in a long run (the clock past 2**23 s, where its resolution is
 #: coarser than this) it could otherwise be woken at the same instant for ever.
-TIME_EPS = 1e-9
+TIME_EPS: Final = 1e-9
+
+_NONE_DUE: Final[list[Any]] = []  # (never changed)
 
 
-def effective_capacity(capacity: float, n: float, degrade_after: int | None, exponent: float) -> float:
+def effective_capacity(capacity: float, n: float, degrade_after: float | None, exponent: float) -> float:
     """Aggregate capacity of a resource with ``n`` active flows (degradation applied)."""
     if degrade_after is not None and n > degrade_after and exponent:
         return capacity * (degrade_after / n) ** exponent
     return capacity
 
 
+@final
 class FluidSystem:
     """The fluid resources of a run, their flow sequence numbers and their once-per-instant flushes.
 
@@ -83,30 +85,32 @@ class FluidSystem:
 
     __slots__ = ("env", "on_done", "record", "seq", "resources")
 
-    def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any], record_utilisation: bool = True) -> None:
+    def __init__(self, env: Environment, on_done: Callable[[Any, Any], Any] | None,
+                 record_utilisation: object = True) -> None:
         self.env = env
-        self.on_done = on_done
-        self.record = record_utilisation
-        self.seq = count()
-        self.resources: list = []
+        self.on_done: Any = on_done  # (set by the runner once it has made its callbacks)
+        self.record = bool(record_utilisation)  # (any truth value)
+        self.seq: Iterator[int] = count()
+        self.resources: list[PSResource | GeneralResource] = []
 
     def mark(self, res: Any) -> None:
         """Flush ``res`` at the end of the current instant (call it once an instant: its first change)."""
         self.env.ending.append(res.flush)
 
     def ps(self, name: str, capacity: float, per_flow_cap: float | None = None,
-           degrade_after: int | None = None, degrade_exponent: float = 0.0) -> PSResource:
+           degrade_after: float | None = None, degrade_exponent: float = 0.0) -> PSResource:
         res = PSResource(self, name, capacity, per_flow_cap, degrade_after, degrade_exponent)
         self.resources.append(res)
         return res
 
-    def general(self, name: str, capacity: float, group: GeneralGroup, per_flow_cap: float | None = None,
-                degrade_after: int | None = None, degrade_exponent: float = 0.0) -> GeneralResource:
+    def general(self, name: str, capacity: float, group: Any, per_flow_cap: float | None = None,
+                degrade_after: float | None = None, degrade_exponent: float = 0.0) -> GeneralResource:
         res = GeneralResource(name, capacity, group, per_flow_cap, degrade_after, degrade_exponent)
         self.resources.append(res)
         return res
 
 
+@final
 class PSResource:
     """Equal sharing among single-resource, uncapped flows, by virtual time (O(log n))."""
 
@@ -117,31 +121,32 @@ class PSResource:
     )
 
     def __init__(self, sys: FluidSystem, name: str, capacity: float, per_flow_cap: float | None,
-                 degrade_after: int | None, degrade_exponent: float) -> None:
+                 degrade_after: float | None, degrade_exponent: float) -> None:
         if not capacity > 0:
             raise ValueError(f"resource {name!r}: capacity must be > 0, got {capacity!r}")
         self.sys = sys
-        self.env = sys.env
+        self.env: Environment = sys.env
         self.name = name
-        self.capacity = float(capacity)
+        self.capacity: float = float(capacity)
         self.per_flow_cap = per_flow_cap
-        self.degrade_after = degrade_after if degrade_exponent else None
+        self.degrade_after: float | None = degrade_after if degrade_exponent else None
         self.degrade_exponent = degrade_exponent
-        self.V = 0.0  # service one (unit-weight) flow has received since the resource was last idle
-        self.t = 0.0  # time V refers to
-        self.n = 0  # weighted number of active flows
-        self.rate = 0.0  # current rate of one unit-weight flow
-        self.heap: list[list] = []  # [finish V, seq, total weight, [owners]]
-        self.batch: dict = {}  # amount -> heap entry, for flows started at the current V
-        self.dirty = False
-        self.next_t = -1.0
-        self.moved = 0.0
-        self.ut_t = array("d")
-        self.ut_r = array("d")
-        self.last_u = 0.0
-        self._seq = sys.seq
-        self._wake = self.complete  # (one bound method for every wake-up, and one for every flush)
-        self._flush = self.flush
+        self.V: float = 0.0  # service one (unit-weight) flow has received since the resource was last idle
+        self.t: float = 0.0  # time V refers to
+        self.n: int = 0  # weighted number of active flows
+        self.rate: float = 0.0  # current rate of one unit-weight flow
+        self.heap: list[list[Any]] = []  # [finish V, seq, total weight, [owners]]
+        self.batch: dict[float, list[Any]] = {}  # amount -> heap entry, for flows started at the current V
+        self.dirty: bool = False
+        self.next_t: float = -1.0
+        self.moved: float = 0.0
+        self.ut_t: array[float] = array("d")
+        self.ut_r: array[float] = array("d")
+        self.last_u: float = 0.0
+        self._seq: Iterator[int] = sys.seq
+        # (one bound method for every wake-up, and one for every flush)
+        self._wake: Callable[[Any], None] = self.complete
+        self._flush: Callable[[], None] = self.flush
 
     def add(self, amount: float, weight: int, owner: Any) -> None:
         """Start ``weight`` identical flows of ``amount`` units each, now.
@@ -161,11 +166,13 @@ class PSResource:
             self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
         entry = batch.get(amount)
         if entry is None:
-            entry = batch[amount] = [self.V + amount, next(self._seq), weight, [owner]]
+            entry = batch[amount] = [self.V + amount, next_(self._seq), weight, [owner]]
             heappush(self.heap, entry)
         else:
-            entry[2] += weight
-            entry[3].append(owner)
+            w: int = entry[2]
+            entry[2] = w + weight
+            owners: list[Any] = entry[3]
+            owners.append(owner)
         self.n += weight
         self.moved += amount * weight
 
@@ -182,15 +189,17 @@ class PSResource:
             self.t = now
             self.dirty = True
             self.batch = {}
-            self.sys.mark(self)
+            self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
         total = weight * copies
         entry = self.batch.get(amount)
         if entry is None:
-            entry = self.batch[amount] = [self.V + amount, next(self._seq), total, [owner]]
+            entry = self.batch[amount] = [self.V + amount, next_(self._seq), total, [owner]]
             heappush(self.heap, entry)
         else:
-            entry[2] += total
-            entry[3].append(owner)
+            w: int = entry[2]
+            entry[2] = w + total
+            owners: list[Any] = entry[3]
+            owners.append(owner)
         self.n += total
         moved = self.moved
         aw = amount * weight
@@ -219,11 +228,12 @@ class PSResource:
                 r = pfc
             self.rate = r
             u = r * n
-            tn = now + (self.heap[0][0] - self.V) / r
+            fin: float = self.heap[0][0]
+            tn = now + (fin - self.V) / r
             if tn != self.next_t:
                 self.next_t = tn
                 env = self.env
-                heappush(env.heap, (tn, URGENT, next(env.seq), self._wake, None))
+                heappush(env.heap, (tn, URGENT, next_(env.seq), self._wake, None))
         if u != self.last_u and self.sys.record:
             self.last_u = u
             ut_t = self.ut_t
@@ -247,17 +257,30 @@ class PSResource:
         limit = V + r * TIME_EPS + abs(V) * 1e-13
         heap = self.heap
         n = self.n
-        done = ()
-        if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
-            item = heappop(heap)
-            n -= item[2]
-            done = item[3]  # (most often the only one due: no list of its own)
-            if heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
-                done = done[:]
-                while heap and (heap[0][0] <= limit or now + (heap[0][0] - V) / r <= now):
-                    item = heappop(heap)
-                    n -= item[2]
-                    done += item[3]
+        done = _NONE_DUE
+        fin: float  # (compiled: C doubles and ints, not objects)
+        w: int
+        if heap:
+            fin = heap[0][0]
+            if fin <= limit or now + (fin - V) / r <= now:
+                item = heappop(heap)
+                w = item[2]
+                n -= w
+                done = item[3]  # (most often the only one due: no list of its own)
+                if heap:
+                    fin = heap[0][0]
+                    if fin <= limit or now + (fin - V) / r <= now:
+                        done = done[:]
+                        while True:
+                            item = heappop(heap)
+                            w = item[2]
+                            n -= w
+                            done += item[3]
+                            if not heap:
+                                break
+                            fin = heap[0][0]
+                            if not (fin <= limit or now + (fin - V) / r <= now):
+                                break
         self.n = n
         if not self.dirty:
             self.dirty = True
@@ -267,27 +290,11 @@ class PSResource:
         for owner in done:
             on_done(owner, self)
 
-    def utilisation(self) -> tuple[array, array]:
+    def utilisation(self) -> tuple[array[float], array[float]]:
         return self.ut_t, self.ut_r
 
 
-class GeneralFlow:
-    """A flow in a :class:`GeneralGroup` (any number of resources, optional cap)."""
-
-    __slots__ = ("rem", "rate", "weight", "res", "cap", "owner", "label", "seq", "kind")
-
-    def __init__(self, rem: float, weight: int, res: tuple, cap: float, owner: Any, seq: int) -> None:
-        self.kind = 0  # its cap is its own (see _FlowClass.kind)
-        self.rem = rem
-        self.rate = 0.0
-        self.weight = weight
-        self.res = res
-        self.cap = cap
-        self.owner = owner
-        self.label = res[0]
-        self.seq = seq
-
-
+@final
 class GeneralResource:
     """A resource whose flows are allocated by water-filling within its group."""
 
@@ -296,44 +303,45 @@ class GeneralResource:
         "moved", "ut_t", "ut_r", "last_u", "_n", "_cap", "_unf", "_used", "_holders", "_priv",
     )
 
-    def __init__(self, name: str, capacity: float, group: GeneralGroup, per_flow_cap: float | None,
-                 degrade_after: int | None, degrade_exponent: float) -> None:
+    def __init__(self, name: str, capacity: float, group: Any, per_flow_cap: float | None,
+                 degrade_after: float | None, degrade_exponent: float) -> None:
         if not capacity > 0:
             raise ValueError(f"resource {name!r}: capacity must be > 0, got {capacity!r}")
         self.name = name
-        self.capacity = float(capacity)
+        self.capacity: float = float(capacity)
         self.per_flow_cap = per_flow_cap
-        self.degrade_after = degrade_after if degrade_exponent else None
+        self.degrade_after: float | None = degrade_after if degrade_exponent else None
         self.degrade_exponent = degrade_exponent
-        self.group = group
-        self.moved = 0.0
-        self.ut_t = array("d")
-        self.ut_r = array("d")
-        self.last_u = 0.0
-        self._n = 0
-        self._cap = 0.0
-        self._unf = 0
-        self._used = 0.0
-        self._holders = 0  # flows (group members) on this resource now
-        self._priv = None  # (class, member) of the member crossing it alone, when folded into that member's cap
+        self.group: Any = group  # a GeneralGroup (or anything with its add, flush and complete)
+        self.moved: float = 0.0
+        self.ut_t: array[float] = array("d")
+        self.ut_r: array[float] = array("d")
+        self.last_u: float = 0.0
+        self._n: int = 0
+        self._cap: float = 0.0
+        self._unf: int = 0
+        self._used: float = 0.0
+        self._holders: int = 0  # flows (group members) on this resource now
+        # (class, member) of the member crossing it alone, when folded into that member's cap
+        self._priv: tuple[_FlowClass, list[Any]] | None = None
 
     def add(self, amount: float, weight: int, owner: Any) -> None:
         """Start ``weight`` identical single-resource flows of ``amount`` (no own cap)."""
         self.group.add((self,), amount, weight, None, owner)
 
-    def utilisation(self) -> tuple[array, array]:
+    def utilisation(self) -> tuple[array[float], array[float]]:
         return self.ut_t, self.ut_r
 
 
 #: the label of a class frozen at the share of a resource each of its flows crosses alone (each names its own)
-PRIVATE = object()
+PRIVATE: Final = object()
 
 
-def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> None:
+def _water_fill(flows: list[_FlowClass], resources: list[GeneralResource]) -> None:
     """Progressive filling: set ``rate`` (per unit of weight) and ``label`` of every flow.
 
-    ``flows`` are :class:`GeneralFlow` or :class:`_FlowClass` (anything with ``weight``, ``res``, ``cap``,
-    ``kind``, ``rate`` and ``label``).  ``label`` is the bottleneck resource, or ``None`` when the flow's own cap
+    ``flows`` are :class:`_FlowClass` (each is filled as one flow of its ``weight``, across ``res``, capped at
+    ``cap``).  ``label`` is the bottleneck resource, or ``None`` when the flow's own cap
     froze it (it is then labelled by its first resource).  A flow of ``kind`` 1 stands for flows whose ``cap`` is
     the share of a resource each crosses alone (left out of ``res``): it is frozen at that cap as that resource
     would be, losing a tie to an own cap and to a shared resource, and labelled :data:`PRIVATE`.
@@ -379,6 +387,7 @@ def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> N
                     pcap = f.cap
             elif f.cap < fcap:
                 fcap = f.cap
+        label: object
         if fcap <= level and fcap <= pcap:
             level = fcap
             frozen = [f for f in active if f.cap <= level and not f.kind]
@@ -410,10 +419,10 @@ def _water_fill(flows: Iterable[Any], resources: Iterable[GeneralResource]) -> N
 #: :func:`_fill_capped` applies when every resource keeps at least this fraction of its capacity unused with every
 #: flow at its cap (far more than the rounding of the remaining capacities in :func:`_water_fill`, so that no resource
 #: can saturate there either)
-CAPPED_MARGIN = 1e-9
+CAPPED_MARGIN: Final = 1e-9
 
 
-def _fill_capped(flows: list, resources: list[GeneralResource]) -> bool:
+def _fill_capped(flows: list[_FlowClass], resources: list[GeneralResource]) -> bool:
     """:func:`_water_fill` when every flow ends at its own cap: when each resource can carry all its flows at their
     caps with room to spare (:data:`CAPPED_MARGIN`), every step of the general fill freezes the flows at the lowest
     cap (own caps before private ones at equal caps, each set in flow order), so the rates, labels and resource sums
@@ -451,7 +460,7 @@ def _fill_capped(flows: list, resources: list[GeneralResource]) -> bool:
     return True
 
 
-def _fill_one(f: Any, resources: list[GeneralResource]) -> bool:
+def _fill_one(f: _FlowClass, resources: list[GeneralResource]) -> bool:
     """:func:`_water_fill` of a single flow (or class) ``f`` in one pass: the same rate, label and ``_n``/``_used``
     of every resource (most fills of a group are of one class).  False, having changed nothing of ``f``, in the one
     case :func:`_water_fill` must be asked (a private-cap class with no cap and no shared resource)."""
@@ -476,6 +485,7 @@ def _fill_one(f: Any, resources: list[GeneralResource]) -> bool:
                 level = s
                 bott = r
     cap = f.cap
+    label: object
     if not f.kind:
         if cap <= level:
             level = cap
@@ -504,13 +514,14 @@ def max_min_fair(capacities: dict[str, float], flows: Sequence[tuple[Sequence[st
 
     A pure helper (no degradation, unit weights) exposing the allocation rule.
     """
-    dummy = GeneralGroup.__new__(GeneralGroup)
+    dummy = GeneralGroup(FluidSystem(Environment(), None, False))  # (never flushed)
     res = {name: GeneralResource(name, cap, dummy, None, None, 0.0) for name, cap in capacities.items()}
-    gf = [
-        GeneralFlow(1.0, 1, tuple(res[n] for n in names), inf if cap is None else float(cap), None, i)
-        for i, (names, cap) in enumerate(flows)
-    ]
-    _water_fill(gf, res.values())
+    gf = []
+    for i, (names, cap) in enumerate(flows):
+        f = _FlowClass((i,), tuple(res[n] for n in names), inf if cap is None else float(cap), 0)
+        f.weight = 1
+        gf.append(f)
+    _water_fill(gf, list(res.values()))
     return [f.rate for f in gf]
 
 
@@ -527,9 +538,18 @@ def _record(r: Any, t: float, u: float) -> None:
 
 
 # a member of a class: [finish V, seq, weight, owner, resources, own resources, joined at, alive, own cap]
-_FIN, _SEQ, _W, _OWNER, _RES, _PRIVS, _T0, _ALIVE, _OWNCAP = range(9)
+_FIN: Final = 0
+_SEQ: Final = 1
+_W: Final = 2
+_OWNER: Final = 3
+_RES: Final = 4
+_PRIVS: Final = 5
+_T0: Final = 6
+_ALIVE: Final = 7
+_OWNCAP: Final = 8
 
 
+@final
 class _FlowClass:
     """The flows of a :class:`GeneralGroup` crossing the same shared resources with the same cap.
 
@@ -553,21 +573,22 @@ class _FlowClass:
 
     __slots__ = ("key", "res", "cap", "kind", "weight", "rate", "label", "V", "heap", "ht", "hr", "owning")
 
-    def __init__(self, key: tuple, res: tuple, cap: float, kind: int) -> None:
+    def __init__(self, key: tuple[Any, ...], res: tuple[GeneralResource, ...], cap: float, kind: int) -> None:
         self.key = key
         self.res = res
         self.cap = cap
         self.kind = kind
-        self.weight = 0
-        self.rate = 0.0
-        self.label = None
-        self.V = 0.0
-        self.heap: list[list] = []
-        self.ht = array("d")
-        self.hr = array("d")
-        self.owning = 0  # members with own resources (the rate history is kept while there are any)
+        self.weight: int = 0
+        self.rate: float = 0.0
+        self.label: object = None
+        self.V: float = 0.0
+        self.heap: list[list[Any]] = []
+        self.ht: array[float] = array("d")
+        self.hr: array[float] = array("d")
+        self.owning: int = 0  # members with own resources (the rate history is kept while there are any)
 
 
+@final
 class GeneralGroup:
     """Resources allocated together by water-filling (a connected set of resources).
 
@@ -592,11 +613,11 @@ class GeneralGroup:
         self.env = sys.env
         self.classes: dict[tuple, _FlowClass] = {}  # key -> class with members, in creation order
         self.left: list[GeneralResource] = []  # own resources whose member left at this instant
-        self.t = 0.0
-        self.dirty = False
-        self.next_t = -1.0
+        self.t: float = 0.0
+        self.dirty: bool = False
+        self.next_t: float = -1.0
         self.resources: dict[GeneralResource, None] = {}  # shared, used since the last flush, in first-use order
-        self._seq = sys.seq
+        self._seq: Iterator[int] = sys.seq
 
     def _advance(self, now: float) -> None:
         dt = now - self.t
@@ -605,14 +626,14 @@ class GeneralGroup:
                 c.V += c.rate * dt
         self.t = now
 
-    def _class(self, res: tuple, cap: float, kind: int) -> _FlowClass:
+    def _class(self, res: tuple[GeneralResource, ...], cap: float, kind: int) -> _FlowClass:
         key = (res, cap, kind)
         cls = self.classes.get(key)
         if cls is None:
             cls = self.classes[key] = _FlowClass(key, res, cap, kind)
         return cls
 
-    def add(self, res: tuple, amount: float, weight: int, cap: float | None, owner: Any) -> None:
+    def add(self, res: tuple[GeneralResource, ...], amount: float, weight: int, cap: float | None, owner: Any) -> None:
         """Start ``weight`` identical flows of ``amount`` across ``res`` (all constrain them)."""
         now = self.env.now
         if not self.dirty:
@@ -628,16 +649,17 @@ class GeneralGroup:
             r.moved += amount * weight
         own = c
         kind = 0
-        privs: list = []
+        privs: list[GeneralResource] = []
+        shared: tuple[GeneralResource, ...]
         if len(res) == 1 or len(set(res)) == len(res):
             privs = [r for r in res if r._holders == 0]
         if privs:
-            shared = []
+            sh = []
             for r in res:
                 if r._holders:
                     if r._priv is not None:
                         self._unfold(r._priv, now)
-                    shared.append(r)
+                    sh.append(r)
                     self.resources[r] = None
                 r._holders += 1
             for r in privs:
@@ -652,7 +674,7 @@ class GeneralGroup:
                     if privs[0] is not r:  # the resource that binds first
                         privs.remove(r)
                         privs.insert(0, r)
-            shared = tuple(shared)
+            shared = tuple(sh)
         else:
             for r in res:
                 if r._priv is not None:
@@ -662,7 +684,7 @@ class GeneralGroup:
             shared = res
         cls = self._class(shared, c, kind)
         cls.weight += weight
-        member = [cls.V + amount, next(self._seq), weight, owner, res, privs, now, True, own]
+        member = [cls.V + amount, next_(self._seq), weight, owner, res, privs, now, True, own]
         if privs:
             cls.owning += 1
             held = (cls, member)
@@ -723,9 +745,11 @@ class GeneralGroup:
         resources = list(self.resources)
         if len(self.classes) == 1:
             if not _fill_one(next(iter(classes)), resources):
-                _water_fill(classes, resources)
-        elif not _fill_capped(list(classes), resources):
-            _water_fill(classes, resources)
+                _water_fill(list(classes), resources)
+        else:
+            fill = list(classes)
+            if not _fill_capped(fill, resources):
+                _water_fill(fill, resources)
         if self.sys.record:
             if self.left:
                 for r in self.left:
@@ -797,13 +821,16 @@ class GeneralGroup:
                 if not item[_ALIVE]:  # moved to another class
                     heappop(heap)
                     continue
-                rem = item[0] - V
+                fin: float = item[_FIN]
+                rem = fin - V
                 if rem <= rate * TIME_EPS + 1e-12 * abs(rem + 1.0) or (rate > 0.0 and now + rem / rate <= now):
                     heappop(heap)
-                    c.weight -= item[_W]
-                    res = item[_RES]
+                    w: int = item[_W]
+                    c.weight -= w
+                    res: tuple[GeneralResource, ...] = item[_RES]
                     for r in res:
                         r._holders -= 1
+                    lab: object
                     if label is None:
                         lab = res[0]
                     elif label is PRIVATE:

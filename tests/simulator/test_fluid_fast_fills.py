@@ -6,13 +6,22 @@ degradation."""
 from __future__ import annotations
 
 import random
-from types import SimpleNamespace
 
-from simulator.fluid import PRIVATE, GeneralGroup, GeneralResource, _fill_capped, _fill_one, _water_fill
+from simulator.core import Environment
+from simulator.fluid import (
+    PRIVATE,
+    FluidSystem,
+    GeneralGroup,
+    GeneralResource,
+    _fill_capped,
+    _fill_one,
+    _FlowClass,
+    _water_fill,
+)
 
 
 def _case(rng: random.Random):
-    group = GeneralGroup.__new__(GeneralGroup)
+    group = GeneralGroup(FluidSystem(Environment(), None, False))  # (never flushed)
     resources = [GeneralResource(f"r{k}", rng.choice([1e8, 2e8, 1e9, 7e10]), group, None,
                                  rng.choice([None, None, 4]), rng.choice([0.0, 0.5])) for k in range(rng.randint(1, 6))]
     flows = []
@@ -22,8 +31,10 @@ def _case(rng: random.Random):
         if not res and not kind:
             res = (resources[0],)
         caps = [1e7, 2.5e7, 1e8, 1.25e8, 3e9] + ([] if kind else [float("inf")])  # a private share is finite
-        flows.append(SimpleNamespace(weight=rng.choice([1, 1, 2, 9]), res=res, kind=int(kind), rate=0.0, label="unset",
-                                     cap=rng.choice(caps)))
+        weight = rng.choice([1, 1, 2, 9])
+        f = _FlowClass((len(flows),), res, rng.choice(caps), int(kind))
+        f.weight, f.label = weight, "unset"
+        flows.append(f)
     return flows, resources
 
 
