@@ -44,7 +44,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from heapq import heappop, heappush
 from math import inf
-from typing import Any, final
+from typing import Any, Final, final
 
 from .core import DISPATCH, URGENT, Environment, SimulationError
 from .fluid import FluidSystem, GeneralGroup, GeneralResource, PSResource, decimate
@@ -52,8 +52,12 @@ from .graph import NODE, Flow, Phase, PoolRecord, PoolSpec, ResourceSpec, RunRes
 
 __all__ = ["run", "SimulationError"]
 
-_CPU = "cpu"
-_OVERHEAD = "overhead"
+_CPU: Final = "cpu"
+_OVERHEAD: Final = "overhead"
+_URGENT: Final = URGENT
+_DISPATCH: Final = DISPATCH
+_heappush: Final = heappush
+_heappop: Final = heappop
 
 #: A compiled flow group: (kind, what, amount, weight, cap, timer); kind 0 = fixed processor-sharing resource
 #: instance ``what``, 1 = node template name, 2 = several resources or a cap that binds (a tuple of
@@ -184,7 +188,7 @@ class _Sim:
     """The state of one run; its methods are the event handlers (see :func:`run`)."""
 
     __slots__ = (
-        "tasks", "n", "progress", "record", "timed_flows", "specs", "pool_specs", "env", "heap", "deferred", "seq",
+        "tasks", "n", "progress", "record", "timed_flows", "specs", "pool_specs", "env", "heap", "deferred", "next_seq",
         "ready_s", "start_s", "end_s", "node_of", "bound", "timer_of", "timer_names", "timer_cols", "ndeps", "succ",
         "pool_of", "shared_phases", "uf", "general_names", "fluid", "groups", "instances", "fixed",
         "compiled_cache", "in_lockstep", "last_ph", "last_cores", "last_c", "added", "timers", "done", "step",
@@ -222,7 +226,7 @@ class _Sim:
         # A running task is a small state machine driven by part_done(rt, label), see there.
         self.heap = env.heap
         self.deferred = env.deferred
-        self.seq = env.seq
+        self.next_seq: Callable[[], object] = env.seq.__next__  # next(env.seq)
         self.timers: dict[float, list[tuple[_Running, Any]]] = {}  # CPU/overhead ends at the same time: one event
         self.fire: Callable[[Any], None] = self.fire_timers  # (one bound method for every timer)
         # per-task state in flat columns (8 bytes a value): the result keeps them as they are
@@ -440,16 +444,18 @@ class _Sim:
                 threads = cores
             if threads < 1:
                 threads = 1
-            cpu = p.cpu_seconds / threads if p.cpu_seconds > 0 else 0.0
+            cpu_seconds = p.cpu_seconds
+            cpu = cpu_seconds / threads if cpu_seconds > 0 else 0.0
             flows = p.flows
             grps: tuple[_Group, ...]
             if len(flows) == 1:  # (most phases: no merging)
                 f = flows[0]
-                if f.amount > 0:
+                amount = f.amount
+                if amount > 0:
                     how = added.get((f.resources, f.cap, f.label))
                     if how is None:
                         how = self.how_added(f)
-                    grps = ((how[0], how[1], f.amount, 1, how[2], how[3]),)
+                    grps = ((how[0], how[1], amount, 1, how[2], how[3]),)
                 else:
                     grps = ()
             else:
@@ -534,7 +540,7 @@ class _Sim:
                 lst = timers.get(t)
                 if lst is None:
                     timers[t] = [(rt, None)]
-                    heappush(self.heap, (t, URGENT, next(self.seq), self.fire, t))
+                    _heappush(self.heap, (t, _URGENT, self.next_seq(), self.fire, t))
                 else:
                     lst.append((rt, None))
                 return
@@ -545,7 +551,7 @@ class _Sim:
                 lst = timers.get(t)
                 if lst is None:
                     timers[t] = [(rt, _CPU)]
-                    heappush(self.heap, (t, URGENT, next(self.seq), self.fire, t))
+                    _heappush(self.heap, (t, _URGENT, self.next_seq(), self.fire, t))
                 else:
                     lst.append((rt, _CPU))
             if pending:
@@ -617,7 +623,8 @@ class _Sim:
         best: Any = ""
         if a is not None:
             if len(a) == 1:
-                best = next(iter(a))
+                for best in a:  # noqa: B007  (its one key)
+                    break
             else:
                 bt = -1.0
                 for k, v in a.items():
@@ -625,50 +632,52 @@ class _Sim:
                         best, bt = k, v
             if best.__class__ is not str:
                 best = best.name
-        now = self.env.now
-        bound = self.bound
+        now: Any = self.env.now  # (one float object for every column it goes to)
         ids = rt.ids
         if ids is None:
             i = rt.i
             if a is not None:
-                bound[i] = best
+                self.bound[i] = best
             rt.pool.release(rt.slot)
-            ids = [i]
-        else:
-            if a is not None:
-                for i in ids:
-                    bound[i] = best
-            slots = rt.slots
-            assert slots is not None
-            rt.pool.release_all(slots)  # (nothing below looks at the pool until this instant's dispatch)
-        end_s = self.end_s
-        succ = self.succ
-        ndeps = self.ndeps
-        pool_of = self.pool_of
+            self.ended(i, now)
+            return
+        if a is not None:
+            bound = self.bound
+            for i in ids:
+                bound[i] = best
+        slots = rt.slots
+        assert slots is not None
+        rt.pool.release_all(slots)  # (nothing below looks at the pool until this instant's dispatch)
+        for i in ids:  # a cohort's tasks in the order they started, as one by one
+            self.ended(i, now)
+
+    def ended(self, i: int, now: Any) -> None:
+        """Task ``i`` (that held a slot) ended at ``now``: :meth:`finish`, with a lone successor's countdown inlined."""
+        self.end_s[i] = now
+        done = self.done + 1
+        self.done = done
         progress = self.progress
-        for i in ids:  # finish(i, now), inlined; a cohort's tasks in the order they started, as one by one
-            end_s[i] = now
-            done = self.done + 1
-            self.done = done
-            if progress is not None and done >= self.next_report:
-                self.next_report = done + self.step
-                progress(done, self.n)
-            sj = succ[i]
-            if sj is None:
-                continue
-            if sj.__class__ is int:
-                k = ndeps[sj]
-                if k > 1:
-                    ndeps[sj] = k - 1
-                    continue
-                join = pool_of[sj]
-                if join is not None:
-                    ndeps[sj] = 0
-                    self.ready_s[sj] = now
-                    join(sj)
-                    continue
-                sj = (sj,)
-            self.finish_succ(sj, now)
+        if progress is not None and done >= self.next_report:
+            self.next_report = done + self.step
+            progress(done, self.n)
+        sj = self.succ[i]
+        if sj is None:
+            return
+        task: Any = sj  # (the int object itself, for the pool's queue: a tested ``sj`` may become a machine integer)
+        if isinstance(sj, int):
+            ndeps = self.ndeps
+            k = ndeps[sj]
+            if k > 1:
+                ndeps[sj] = k - 1
+                return
+            join = self.pool_of[sj]
+            if join is not None:
+                ndeps[sj] = 0
+                self.ready_s[sj] = now
+                join(task)
+                return
+            task = (task,)
+        self.finish_succ(task, now)
 
     def finish(self, i: int, now: float) -> None:
         self.end_s[i] = now
@@ -782,10 +791,10 @@ class _Pool:
 
     __slots__ = ()
 
-    def enqueue(self, i: int) -> None:
+    def enqueue(self, i: Any) -> None:
         raise NotImplementedError
 
-    def arrive(self, i: int) -> None:
+    def arrive(self, i: Any) -> None:
         raise NotImplementedError
 
     def release(self, s: int) -> None:
@@ -820,8 +829,8 @@ class SlotPool(_Pool):
         total = spec.nodes * spec.slots_per_node
         self.free = list(range(total))
         self.busy = [False] * total  # (kept for static pools only)
-        self.queue: deque[int] = deque()
-        self.pending: list[int] = []
+        self.queue: deque[Any] = deque()  # (task ids: the int objects they came as)
+        self.pending: list[Any] = []
         self.pinned: dict[int, deque[int]] = {}
         self.freed: list[int] = []
         self.requested: float | None = None
@@ -840,7 +849,7 @@ class SlotPool(_Pool):
         self.per_job = spec.per_job
         self.dispatch_entry: Callable[[Any], None] = self.dispatch  # (one bound method for every dispatch)
 
-    def enqueue(self, i: int) -> None:
+    def enqueue(self, i: Any) -> None:
         env = self.env
         q = self.tasks[i].queue_s
         if q > 0.0:
@@ -850,7 +859,7 @@ class SlotPool(_Pool):
             return
         self.arrive(i)
 
-    def arrive(self, i: int) -> None:
+    def arrive(self, i: Any) -> None:
         self.pending.append(i)
         if self.available is None:
             env = self.env
@@ -921,12 +930,12 @@ class SlotPool(_Pool):
         running = self.running  # (written back before anything that could end a task runs)
         co: _Running | None = None  # the cohort being gathered (see _Running)
         while queue and free and running < max_running:
-            s = heappop(free)
+            s = _heappop(free)
             if static:  # (only a static pool's pinned tasks take slots that stay in ``free``)
                 if busy[s]:
                     continue
                 busy[s] = True
-            i = queue.popleft()
+            i = queue.popleft()  # (Any, as the queue's items)
             running += 1
             start_s[i] = now
             k = s // spn
@@ -1004,7 +1013,7 @@ class SlotPool(_Pool):
             self.busy_on[k] = b
             if b == 0:
                 self.held.append((self.since[k], self.env.now))
-        heappush(self.free, s)
+        _heappush(self.free, s)
         if self.static and self.pinned:
             self.freed.append(s)
         r = self.remaining - 1
@@ -1014,7 +1023,7 @@ class SlotPool(_Pool):
         if not self.scheduled:
             self.scheduled = True
             sim = self.sim
-            heappush(sim.deferred, (DISPATCH, next(sim.seq), self.dispatch_entry, None))  # env.defer, inlined
+            _heappush(sim.deferred, (_DISPATCH, sim.next_seq(), self.dispatch_entry, None))  # env.defer, inlined
 
     def release_all(self, slots: list[int]) -> None:
         """:meth:`release` of every slot of ``slots``, in that order."""
@@ -1024,7 +1033,7 @@ class SlotPool(_Pool):
             return
         free = self.free
         for s in slots:
-            heappush(free, s)
+            _heappush(free, s)
         m = len(slots)
         self.running -= m
         r = self.remaining - m
@@ -1034,7 +1043,7 @@ class SlotPool(_Pool):
         if not self.scheduled:
             self.scheduled = True
             sim = self.sim
-            heappush(sim.deferred, (DISPATCH, next(sim.seq), self.dispatch_entry, None))  # env.defer, inlined
+            _heappush(sim.deferred, (_DISPATCH, sim.next_seq(), self.dispatch_entry, None))  # env.defer, inlined
 
     def record(self) -> PoolRecord:
         spec = self.spec
@@ -1064,8 +1073,8 @@ class ElasticPool(_Pool):
         self.sim = sim
         self.env = sim.env
         self.spec = spec
-        self.queue: deque[int] = deque()
-        self.pending: list[int] = []
+        self.queue: deque[Any] = deque()  # (task ids: the int objects they came as)
+        self.pending: list[Any] = []
         self.alive = 0
         self.peak = 0
         self.next_launch = -inf
@@ -1077,7 +1086,7 @@ class ElasticPool(_Pool):
         self.scheduled = False
         self.wake_at: float | None = None
 
-    def enqueue(self, i: int) -> None:
+    def enqueue(self, i: Any) -> None:
         self.pending.append(i)
         if self.requested is None:
             self.requested = self.env.now
@@ -1085,7 +1094,7 @@ class ElasticPool(_Pool):
             self.scheduled = True
             self.env.defer(DISPATCH, self.dispatch, None)
 
-    def arrive(self, i: int) -> None:
+    def arrive(self, i: Any) -> None:
         self.enqueue(i)
 
     def dispatch(self, _: Any) -> None:
