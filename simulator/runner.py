@@ -249,7 +249,7 @@ class _Sim:
         distinct_phases: dict[int, tuple[Phase, ...]] = {}
         shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
         prev_ph: object = None  # the previous task's phases (runs of tasks sharing them are common)
-        # (ids and their class read untyped: read as an ``int`` or tested by ``x.__class__ is int``, a compiler
+        # (ids and their class read untyped: read as an ``int`` or tested by ``type(x) is int``, a compiler
         # would turn an id into a machine integer, and storing it would make a new int object)
         int_class: Any = int
         i = 0
@@ -279,7 +279,7 @@ class _Sim:
             deps = t.deps
             if deps:
                 ndeps[i] = len(deps)
-                if ti.__class__ is not int_class:  # (else the graph's own int object: no new one, 28 bytes, a task)
+                if type(ti) is not int_class:  # (else the graph's own int object: no new one, 28 bytes, a task)
                     ti = i
                 for d in deps:
                     if not 0 <= d < n or d == i:
@@ -287,7 +287,7 @@ class _Sim:
                     sd = succ[d]
                     if sd is None:
                         succ[d] = ti
-                    elif sd.__class__ is int_class:
+                    elif type(sd) is int_class:
                         succ[d] = [sd, ti]
                     else:
                         sd.append(ti)
@@ -450,7 +450,7 @@ class _Sim:
             grps: tuple[_Group, ...]
             if len(flows) == 1:  # (most phases: no merging)
                 f = flows[0]
-                amount = f.amount
+                amount: Any = f.amount  # (as it is: the compiled group keeps this float object)
                 if amount > 0:
                     how = added.get((f.resources, f.cap, f.label))
                     if how is None:
@@ -465,8 +465,8 @@ class _Sim:
                         mk = (self.how_added(f), f.amount)
                         merged[mk] = merged.get(mk, 0) + 1
                 grps = tuple([(h[0], h[1], amount, w, h[2], h[3]) for (h, amount), w in merged.items()])
-            ov: float = p.overhead_s
-            if ov.__class__ is not float:
+            ov: Any = p.overhead_s
+            if type(ov) is not float:
                 ov = float(ov)
             out.append((ov, cpu, grps, len(grps) + 1 if cpu > 0.0 else len(grps)))
         out.append(None)  # (the end: part_done needs no len())
@@ -496,7 +496,10 @@ class _Sim:
     # ``label`` and start the next phase(s).  rt.pending counts outstanding parts;
     # rt.in_ov says the pending part is the phase's overhead.
     def fire_timers(self, t: Any) -> None:
-        for rt, label in self.timers.pop(t):
+        timers = self.timers
+        due = timers[t]
+        del timers[t]
+        for rt, label in due:
             self.part_done(rt, label)
 
     def part_done(self, rt: _Running, label: Any) -> None:
@@ -595,7 +598,7 @@ class _Sim:
     def timed_done(self, owner: Any, label: Any) -> None:
         """A flow group is done: when it is timed, count the time since its phase began into the task's timer
         (only the part beyond what earlier groups of that timer in the same phase counted)."""
-        if owner.__class__ is not _Timed:
+        if type(owner) is not _Timed:
             self.part_done(owner, label)
             return
         tm: _Timed = owner
@@ -630,7 +633,7 @@ class _Sim:
                 for k, v in a.items():
                     if v > bt:
                         best, bt = k, v
-            if best.__class__ is not str:
+            if type(best) is not str:
                 best = best.name
         now: Any = self.env.now  # (one float object for every column it goes to)
         ids = rt.ids
@@ -814,7 +817,7 @@ class SlotPool(_Pool):
     """A ``static`` or ``dynamic`` pool: slots on nodes, one FIFO ready queue."""
 
     __slots__ = (
-        "sim", "env", "tasks", "spec", "nodes", "spn", "free", "busy", "queue", "pending", "pinned", "freed",
+        "sim", "env", "tasks", "spec", "nodes", "spn", "free", "busy", "queue", "head", "pending", "pinned", "freed",
         "requested", "available", "released", "is_available", "remaining", "scheduled", "static",
         "running", "max_running", "busy_on", "since", "held", "touched", "per_job", "dispatch_entry",
     )
@@ -829,7 +832,8 @@ class SlotPool(_Pool):
         total = spec.nodes * spec.slots_per_node
         self.free = list(range(total))
         self.busy = [False] * total  # (kept for static pools only)
-        self.queue: deque[Any] = deque()  # (task ids: the int objects they came as)
+        self.queue: list[Any] = []  # the FIFO ready queue is queue[head:] (task ids: the int objects they came as)
+        self.head = 0
         self.pending: list[Any] = []
         self.pinned: dict[int, deque[int]] = {}
         self.freed: list[int] = []
@@ -917,7 +921,8 @@ class SlotPool(_Pool):
             elif self.freed:
                 self.freed = []
         free = self.free
-        if not (queue and free):
+        head = self.head
+        if head == len(queue) or not free:
             return
         sim = self.sim
         spn = self.spn
@@ -927,17 +932,19 @@ class SlotPool(_Pool):
         start_s = sim.start_s
         node_of = sim.node_of
         now = self.env.now
+        now_b: Any = now  # (one float object for the column)
         running = self.running  # (written back before anything that could end a task runs)
         co: _Running | None = None  # the cohort being gathered (see _Running)
-        while queue and free and running < max_running:
+        while head < len(queue) and free and running < max_running:
             s = _heappop(free)
             if static:  # (only a static pool's pinned tasks take slots that stay in ``free``)
                 if busy[s]:
                     continue
                 busy[s] = True
-            i = queue.popleft()  # (Any, as the queue's items)
+            i = queue[head]  # (Any, as the queue's items)
+            head += 1
             running += 1
-            start_s[i] = now
+            start_s[i] = now_b
             k = s // spn
             if per_job:
                 if self.busy_on[k] == 0:
@@ -980,6 +987,13 @@ class SlotPool(_Pool):
                 sim.part_done(rt, None)
                 running = self.running
         self.running = running
+        if head == len(queue):
+            queue.clear()
+            head = 0
+        elif head > 4096 and 2 * head > len(queue):
+            del queue[:head]
+            head = 0
+        self.head = head
         if co is not None:
             ids = co.ids
             if ids is not None:
