@@ -934,9 +934,25 @@ class SlotPool(_Pool):
         now = self.env.now
         now_b: Any = now  # (one float object for the column)
         running = self.running  # (written back before anything that could end a task runs)
+        # When the queue can take every free slot, they go in ascending order, as popped one by one from the
+        # heap: sorted at once (a task ending meanwhile pushes its slot onto ``free``, and the lowest of both goes)
+        batch: list[int] = []
+        nb = 0
+        if not static and len(free) > 1 and len(queue) - head >= len(free) and max_running - running >= len(free):
+            batch = sorted(free)
+            nb = len(batch)
+            free.clear()
+        bi = 0
         co: _Running | None = None  # the cohort being gathered (see _Running)
-        while head < len(queue) and free and running < max_running:
-            s = _heappop(free)
+        while head < len(queue) and (bi < nb or free) and running < max_running:
+            if bi < nb:
+                s = batch[bi]
+                if free and free[0] < s:
+                    s = _heappop(free)
+                else:
+                    bi += 1
+            else:
+                s = _heappop(free)
             if static:  # (only a static pool's pinned tasks take slots that stay in ``free``)
                 if busy[s]:
                     continue
@@ -987,6 +1003,9 @@ class SlotPool(_Pool):
                 sim.part_done(rt, None)
                 running = self.running
         self.running = running
+        while bi < nb:  # (slots left over: back to the heap)
+            _heappush(free, batch[bi])
+            bi += 1
         if head == len(queue):
             queue.clear()
             head = 0
