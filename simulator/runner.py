@@ -191,7 +191,7 @@ class _Sim:
         "tasks", "n", "progress", "record", "timed_flows", "specs", "pool_specs", "env", "heap", "deferred", "next_seq",
         "ready_s", "start_s", "end_s", "node_of", "bound", "timer_of", "timer_names", "timer_cols", "ndeps", "succ",
         "pool_of", "shared_phases", "uf", "general_names", "fluid", "groups", "instances", "fixed",
-        "compiled_cache", "in_lockstep", "last_ph", "last_cores", "last_c", "added", "timers", "done", "step",
+        "compiled_cache", "in_lockstep", "last_ph", "last_cores", "last_c", "last_lockstep", "added", "timers", "done", "step",
         "next_report", "pools", "fire",
     )
 
@@ -249,6 +249,7 @@ class _Sim:
         distinct_phases: dict[int, tuple[Phase, ...]] = {}
         shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
         prev_ph: object = None  # the previous task's phases (runs of tasks sharing them are common)
+        prev_shared = False  # (they are in shared_phases)
         # (ids and their class read untyped: read as an ``int`` or tested by ``type(x) is int``, a compiler
         # would turn an id into a machine integer, and storing it would make a new int object)
         int_class: Any = int
@@ -271,11 +272,14 @@ class _Sim:
                     k = id(ph)
                     if k in distinct_phases:
                         shared_phases.add(k)
+                        prev_shared = True
                     else:
                         distinct_phases[k] = ph
+                        prev_shared = False
                     prev_ph = ph
-                else:
+                elif not prev_shared:
                     shared_phases.add(id(ph))
+                    prev_shared = True
             deps = t.deps
             if deps:
                 ndeps[i] = len(deps)
@@ -338,6 +342,7 @@ class _Sim:
         self.last_ph: object = None  # memo of the last (phases, cores) -> compiled
         self.last_cores = 0
         self.last_c: _Compiled = ()
+        self.last_lockstep = False  # (id(last_c) in in_lockstep)
         self.added: dict[tuple[tuple[str, ...], float | None, str], _How] = {}  # (resources, cap, label) of a flow
 
         self.done = 0
@@ -435,6 +440,7 @@ class _Sim:
                 self.last_ph = phases
                 self.last_cores = cores
                 self.last_c = c
+                self.last_lockstep = id(c) in self.in_lockstep
                 return c
         added = self.added
         out: list[_CPhase | None] = []
@@ -487,6 +493,7 @@ class _Sim:
             self.last_ph = phases
             self.last_cores = cores
             self.last_c = c
+            self.last_lockstep = lockstep
         return c
 
     # ------------------------------------------------------------------ phases
@@ -971,10 +978,12 @@ class SlotPool(_Pool):
             node_of[i] = node.name
             t = tasks[i]
             ph = t.phases
-            if ph is sim.last_ph and t.cores == sim.last_cores:
+            cores = t.cores
+            if ph is sim.last_ph and cores == sim.last_cores:
                 c = sim.last_c
             else:
-                c = sim.compile_phases(ph, t.cores)
+                c = sim.compile_phases(ph, cores)
+            lockstep = c is sim.last_c and sim.last_lockstep  # (only shared phases are memoised, and only they can)
             if co is not None:
                 if c is co.phases:
                     ids = co.ids
@@ -996,7 +1005,7 @@ class SlotPool(_Pool):
                 running = self.running
                 co = None
             rt = _Running(i, c, node, s, self)
-            if id(c) in sim.in_lockstep:
+            if lockstep:
                 co = rt
             else:
                 self.running = running
