@@ -94,8 +94,8 @@ class _Running:
     the first); a single task has ``copies`` 1 and ``ids`` None.
     """
 
-    __slots__ = ("i", "phases", "pi", "pending", "in_ov", "t0", "node", "slot", "pool", "attr", "marks", "ids",
-                 "slots", "copies")
+    __slots__ = ("i", "phases", "pi", "pending", "in_ov", "t0", "node", "slot", "pool", "lab", "sec", "attr", "marks",
+                 "ids", "slots", "copies")
 
     def __init__(self, i: int, phases: _Compiled, node: _Node, slot: int, pool: _Pool) -> None:
         self.ids: list[int] | None = None
@@ -110,7 +110,10 @@ class _Running:
         self.node = node
         self.slot = slot
         self.pool = pool
-        self.attr: dict[Any, float] | None = None  # label -> seconds, created at the first attribution
+        # what the time went to: the first label and its seconds, then (from a second label on) label -> seconds
+        self.lab: Any = None
+        self.sec = 0.0
+        self.attr: dict[Any, float] | None = None
         #: timer -> (phase index, seconds counted in it), for timed flows
         self.marks: dict[int, tuple[int, float]] | None = None
 
@@ -524,10 +527,17 @@ class _Sim:
                 dur = now - rt.t0
                 if dur > 0.0:
                     a = rt.attr
-                    if a is None:
-                        rt.attr = {label: dur}
-                    else:
+                    if a is not None:
                         a[label] = a.get(label, 0.0) + dur
+                    else:
+                        lab = rt.lab
+                        if lab is None:
+                            rt.lab = label
+                            rt.sec = dur
+                        elif lab is label or lab == label:
+                            rt.sec += dur
+                        else:
+                            rt.attr = {lab: rt.sec, label: dur}
             pi = rt.pi + 1
             skip_ov = False
         phases = rt.phases
@@ -538,10 +548,17 @@ class _Sim:
             ov, cpu, grps, pending = ph
             if ov > 0.0 and not skip_ov:
                 a = rt.attr
-                if a is None:
-                    rt.attr = {_OVERHEAD: ov}
-                else:
+                if a is not None:
                     a[_OVERHEAD] = a.get(_OVERHEAD, 0.0) + ov
+                else:
+                    lab = rt.lab
+                    if lab is None:
+                        rt.lab = _OVERHEAD
+                        rt.sec = ov
+                    elif lab is _OVERHEAD or lab == _OVERHEAD:
+                        rt.sec += ov
+                    else:
+                        rt.attr = {lab: rt.sec, _OVERHEAD: ov}
                 rt.pi = pi
                 rt.pending = 1
                 rt.in_ov = True
@@ -629,29 +646,25 @@ class _Sim:
 
     # ------------------------------------------------------------------ tasks
     def task_end(self, rt: _Running) -> None:
+        best = rt.lab  # (None: no time was attributed)
         a = rt.attr
-        best: Any = ""
-        if a is not None:
-            if len(a) == 1:
-                for best in a:  # noqa: B007  (its one key)
-                    break
-            else:
-                bt = -1.0
-                for k, v in a.items():
-                    if v > bt:
-                        best, bt = k, v
-            if type(best) is not str:
-                best = best.name
+        if a is not None:  # (two labels or more)
+            bt = -1.0
+            for k, v in a.items():
+                if v > bt:
+                    best, bt = k, v
+        if best is not None and type(best) is not str:
+            best = best.name
         now: Any = self.env.now  # (one float object for every column it goes to)
         ids = rt.ids
         if ids is None:
             i = rt.i
-            if a is not None:
+            if best is not None:
                 self.bound[i] = best
             rt.pool.release(rt.slot)
             self.ended(i, now)
             return
-        if a is not None:
+        if best is not None:
             bound = self.bound
             for i in ids:
                 bound[i] = best
