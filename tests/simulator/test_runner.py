@@ -263,3 +263,14 @@ def test_it_runs_tasks_started_together_as_one_cohort_with_the_results_of_one_by
     assert (a.moved, a.utilisation, a.pools) == (b.moved, b.utilisation, b.pools)
     assert {k: list(v) for k, v in a.flow_seconds.items()} == {k: list(v) for k, v in b.flow_seconds.items()}
     assert sum(1 for r in a.tasks if r.stage == "INVERT" and r.start_s == a.tasks[-2].start_s) == 1200 % 256
+
+
+@pytest.mark.parametrize("queued", [3, 4, 6])
+def test_a_slot_freed_while_tasks_start_goes_to_the_next_task_as_the_lowest_free_slot(queued):
+    # four slots; task 0 has no phases, so it ends as it starts and its slot 0 is free again at once: the next task
+    # takes slot 0 (the lowest free), the others slots 1, 2, ... (with fewer tasks than slots, or more, or as many)
+    tasks = (Task(0, "s", (), (), "p"),) + tuple(cpu_task(i, 1.0) for i in range(1, queued))
+    r = run(TaskGraph((), (PoolSpec("p", 4),), tasks))
+    started = [t.node for t in r.tasks if t.start_s == 0.0]
+    assert started == ["p-0", "p-0", "p-1", "p-2", "p-3"][:min(queued, 5)]
+    assert [t.node for t in r.tasks if t.start_s == 1.0] == ["p-0"] * (queued - 5)
