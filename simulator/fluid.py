@@ -136,7 +136,8 @@ class PSResource:
         self.n: int = 0  # weighted number of active flows
         self.rate: float = 0.0  # current rate of one unit-weight flow
         # Flows by finish point: ``heap`` holds each finish V once (floats compare faster than entries), ``due``
-        # maps it to the first entry [total weight, [owners]] made with it and ``more`` to the later ones (rare:
+        # maps it to the first entry [owners..., total weight] (one list) made with it and ``more`` to the later
+        # ones (rare:
         # another amount or start giving the same float), in the order they were made, i.e. the order flows
         # finishing together are reported in (by finish point, then entry, then owner).
         self.heap: list[float] = []
@@ -171,7 +172,7 @@ class PSResource:
             self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
         entry = batch.get(amount)
         if entry is None:
-            entry = batch[amount] = [weight, [owner]]
+            entry = batch[amount] = [owner, weight]
             fin = self.V + amount
             first = self.due.setdefault(fin, entry)
             if first is entry:
@@ -179,10 +180,9 @@ class PSResource:
             else:
                 self.more.setdefault(fin, []).append(entry)
         else:
-            w: int = entry[0]
-            entry[0] = w + weight
-            owners: list[Any] = entry[1]
-            owners.append(owner)
+            w: int = entry[-1]
+            entry[-1] = owner
+            entry.append(w + weight)
         self.n += weight
         self.moved += amount * weight
 
@@ -203,7 +203,7 @@ class PSResource:
         total = weight * copies
         entry = self.batch.get(amount)
         if entry is None:
-            entry = self.batch[amount] = [total, [owner]]
+            entry = self.batch[amount] = [owner, total]
             fin = self.V + amount
             first = self.due.setdefault(fin, entry)
             if first is entry:
@@ -211,10 +211,9 @@ class PSResource:
             else:
                 self.more.setdefault(fin, []).append(entry)
         else:
-            w: int = entry[0]
-            entry[0] = w + total
-            owners: list[Any] = entry[1]
-            owners.append(owner)
+            w: int = entry[-1]
+            entry[-1] = owner
+            entry.append(w + total)
         self.n += total
         moved = self.moved
         aw = amount * weight
@@ -280,30 +279,28 @@ class PSResource:
         if heap:
             fin = heap[0]
             if fin <= limit or now + (fin - V) / r <= now:
-                item = due.pop(heappop(heap))
-                w = item[0]
+                # (an entry leaves ``due`` and the batch when it is due: its list becomes the list of owners done)
+                done = due.pop(heappop(heap))
+                w = done.pop()
                 n -= w
-                done = item[1]  # (most often the only one due: no list of its own)
                 if more and fin in more:
-                    done = done[:]
                     for item in more.pop(fin):
-                        w = item[0]
+                        w = item.pop()
                         n -= w
-                        done += item[1]
+                        done += item
                 if heap:
                     fin = heap[0]
                     if fin <= limit or now + (fin - V) / r <= now:
-                        done = done[:]
                         while True:
                             item = due.pop(heappop(heap))
-                            w = item[0]
+                            w = item.pop()
                             n -= w
-                            done += item[1]
+                            done += item
                             if more and fin in more:
                                 for item in more.pop(fin):
-                                    w = item[0]
+                                    w = item.pop()
                                     n -= w
-                                    done += item[1]
+                                    done += item
                             if not heap:
                                 break
                             fin = heap[0]
