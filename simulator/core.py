@@ -132,9 +132,13 @@ class Environment:
                             fn(arg)
                             continue
                         if ending and later:
+                            n += 1
+                            if len(ending) == 1:  # (most instants: one resource to flush, no copy of the list)
+                                end_fn = ending.pop()
+                                end_fn()
+                                continue
                             fns = ending[:]
                             ending.clear()  # (the list object stays: callbacks append to env.ending)
-                            n += 1
                             for end_fn in fns:
                                 end_fn()
                             continue

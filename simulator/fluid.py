@@ -8,8 +8,8 @@ with ``on_done(owner, resource)`` when it has moved its amount):
   rate ``min(per_flow_cap, capacity(n) / n)`` (processor sharing), so the resource
   only tracks the cumulative service ``V(t)`` one flow has received; a flow that
   needs ``x`` finishes when ``V`` reaches ``V_start + x``.  Flows wait in a heap of
-  finish virtual times: adding or finishing a flow is O(log n), whatever the
-  number of active flows.  Degradation and per-flow caps of the resource keep the
+  finish virtual times (plain floats, each once, mapped to their flows): adding or
+  finishing a flow is O(log n), whatever the number of active flows.  Degradation and per-flow caps of the resource keep the
   rates equal, so they stay on this path.
 * :class:`GeneralResource` grouped in a :class:`GeneralGroup`, for resources that
   carry multi-resource flows or flows with their own cap.  Every change at an
@@ -116,8 +116,8 @@ class PSResource:
 
     __slots__ = (
         "sys", "env", "name", "capacity", "per_flow_cap", "degrade_after", "degrade_exponent",
-        "V", "t", "n", "rate", "heap", "batch", "dirty", "next_t", "moved", "ut_t", "ut_r", "last_u", "_seq",
-        "_wake", "_flush",
+        "V", "t", "n", "rate", "heap", "due", "more", "batch", "dirty", "next_t", "moved", "ut_t", "ut_r",
+        "last_u", "_wake", "_flush",
     )
 
     def __init__(self, sys: FluidSystem, name: str, capacity: float, per_flow_cap: float | None,
@@ -135,15 +135,21 @@ class PSResource:
         self.t: float = 0.0  # time V refers to
         self.n: int = 0  # weighted number of active flows
         self.rate: float = 0.0  # current rate of one unit-weight flow
-        self.heap: list[list[Any]] = []  # [finish V, seq, total weight, [owners]]
-        self.batch: dict[float, list[Any]] = {}  # amount -> heap entry, for flows started at the current V
+        # Flows by finish point: ``heap`` holds each finish V once (floats compare faster than entries), ``due``
+        # maps it to the first entry [owners..., total weight] (one list) made with it and ``more`` to the later
+        # ones (rare:
+        # another amount or start giving the same float), in the order they were made, i.e. the order flows
+        # finishing together are reported in (by finish point, then entry, then owner).
+        self.heap: list[float] = []
+        self.due: dict[float, list[Any]] = {}
+        self.more: dict[float, list[list[Any]]] = {}
+        self.batch: dict[float, list[Any]] = {}  # amount -> entry, for flows started at the current V
         self.dirty: bool = False
         self.next_t: float = -1.0
         self.moved: float = 0.0
         self.ut_t: array[float] = array("d")
         self.ut_r: array[float] = array("d")
         self.last_u: float = 0.0
-        self._seq: Iterator[int] = sys.seq
         # (one bound method for every wake-up, and one for every flush)
         self._wake: Callable[[Any], None] = self.complete
         self._flush: Callable[[], None] = self.flush
@@ -166,13 +172,17 @@ class PSResource:
             self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
         entry = batch.get(amount)
         if entry is None:
-            entry = batch[amount] = [self.V + amount, next_(self._seq), weight, [owner]]
-            heappush(self.heap, entry)
+            entry = batch[amount] = [owner, weight]
+            fin = self.V + amount
+            first = self.due.setdefault(fin, entry)
+            if first is entry:
+                heappush(self.heap, fin)
+            else:
+                self.more.setdefault(fin, []).append(entry)
         else:
-            w: int = entry[2]
-            entry[2] = w + weight
-            owners: list[Any] = entry[3]
-            owners.append(owner)
+            w: int = entry[-1]
+            entry[-1] = owner
+            entry.append(w + weight)
         self.n += weight
         self.moved += amount * weight
 
@@ -193,13 +203,17 @@ class PSResource:
         total = weight * copies
         entry = self.batch.get(amount)
         if entry is None:
-            entry = self.batch[amount] = [self.V + amount, next_(self._seq), total, [owner]]
-            heappush(self.heap, entry)
+            entry = self.batch[amount] = [owner, total]
+            fin = self.V + amount
+            first = self.due.setdefault(fin, entry)
+            if first is entry:
+                heappush(self.heap, fin)
+            else:
+                self.more.setdefault(fin, []).append(entry)
         else:
-            w: int = entry[2]
-            entry[2] = w + total
-            owners: list[Any] = entry[3]
-            owners.append(owner)
+            w: int = entry[-1]
+            entry[-1] = owner
+            entry.append(w + total)
         self.n += total
         moved = self.moved
         aw = amount * weight
@@ -228,7 +242,7 @@ class PSResource:
                 r = pfc
             self.rate = r
             u = r * n
-            fin: float = self.heap[0][0]
+            fin: float = self.heap[0]
             tn = now + (fin - self.V) / r
             if tn != self.next_t:
                 self.next_t = tn
@@ -256,29 +270,40 @@ class PSResource:
         self.V = V
         limit = V + r * TIME_EPS + abs(V) * 1e-13
         heap = self.heap
+        due = self.due
+        more = self.more
         n = self.n
         done = _NONE_DUE
         fin: float  # (compiled: C doubles and ints, not objects)
         w: int
         if heap:
-            fin = heap[0][0]
+            fin = heap[0]
             if fin <= limit or now + (fin - V) / r <= now:
-                item = heappop(heap)
-                w = item[2]
+                # (an entry leaves ``due`` and the batch when it is due: its list becomes the list of owners done)
+                done = due.pop(heappop(heap))
+                w = done.pop()
                 n -= w
-                done = item[3]  # (most often the only one due: no list of its own)
+                if more and fin in more:
+                    for item in more.pop(fin):
+                        w = item.pop()
+                        n -= w
+                        done += item
                 if heap:
-                    fin = heap[0][0]
+                    fin = heap[0]
                     if fin <= limit or now + (fin - V) / r <= now:
-                        done = done[:]
                         while True:
-                            item = heappop(heap)
-                            w = item[2]
+                            item = due.pop(heappop(heap))
+                            w = item.pop()
                             n -= w
-                            done += item[3]
+                            done += item
+                            if more and fin in more:
+                                for item in more.pop(fin):
+                                    w = item.pop()
+                                    n -= w
+                                    done += item
                             if not heap:
                                 break
-                            fin = heap[0][0]
+                            fin = heap[0]
                             if not (fin <= limit or now + (fin - V) / r <= now):
                                 break
         self.n = n

@@ -481,3 +481,29 @@ def test_decimating_gives_exactly_the_buckets_of_splitting_every_step(seed):
         for max_points in (2, 3, 40, 333, n - 1):
             assert decimate(array("d", times), rates, end, max_points) == _decimate_one_by_one(times, rates, end,
                                                                                                max_points)
+
+
+def test_processor_sharing_flows_with_equal_float_finish_points_are_reported_in_the_order_they_were_added():
+    # late in a run (V = 2**20, where a float's resolution is 2**-32), amounts differing by 2**-40 finish at the
+    # same float: flows finishing together are reported by finish point, then in the order they were added
+    # within it (flows of one amount started together first, as one entry), whatever the amount
+    env = Environment()
+    done = []
+    fs = FluidSystem(env, lambda owner, res: done.append((env.now, owner)))
+    ps = fs.ps("x", 1.0)
+    t = float(2**20)
+    assert t + 1.0 == t + (1.0 + 2**-40) != t + (1.0 + 2**-30) == t + (1.0 + 2**-30 + 2**-40)
+
+    def adds(_):
+        for amount, owner in ((1.0, "a"), (1.0 + 2**-30, "y1"), (1.0 + 2**-40, "b"), (1.0 + 2**-30 + 2**-40, "y2"),
+                              (1.0, "a2"), (2.0, "c")):
+            ps.add(amount, 1, owner)
+
+    env.schedule(0.0, NORMAL, lambda _: ps.add(2.0**30, 1, "base"))
+    env.schedule(t, NORMAL, adds)
+    env.run()
+    owners = [o for _, o in done]
+    assert owners == ["a", "a2", "b", "y1", "y2", "c", "base"]
+    times = [w for w, _ in done]
+    assert len(set(times[:5])) == 1 and times[0] < times[5] < times[6]
+    assert ps.n == 0 and not ps.heap and not ps.due and not ps.more
