@@ -194,7 +194,7 @@ class _Sim:
         "tasks", "n", "progress", "record", "timed_flows", "specs", "pool_specs", "env", "heap", "deferred", "next_seq",
         "ready_s", "start_s", "end_s", "node_of", "bound", "timer_of", "timer_names", "timer_cols", "ndeps", "succ",
         "pool_of", "shared_phases", "uf", "general_names", "fluid", "groups", "instances", "fixed",
-        "compiled_cache", "in_lockstep", "last_ph", "last_cores", "last_c", "last_lockstep", "added", "timers", "done", "step",
+        "compiled_cache", "in_lockstep", "last_ph", "last_cores", "last_c", "last_lockstep", "added", "last_fres", "last_fcap", "last_flabel", "last_how", "timers", "done", "step",
         "next_report", "pools", "fire",
     )
 
@@ -397,6 +397,11 @@ class _Sim:
         self.last_c: _Compiled = ()
         self.last_lockstep = False  # (id(last_c) in in_lockstep)
         self.added: dict[tuple[tuple[str, ...], float | None, str], _How] = {}  # (resources, cap, label) of a flow
+        # memo of the last single flow of a phase compiled: its resources, cap and label (the objects) -> how added
+        self.last_fres: object = None
+        self.last_fcap: object = None
+        self.last_flabel: object = None
+        self.last_how: _How = (0, None, None, -1)
 
         self.done = 0
         self.step = max(1, min(-(-n // 100), progress_every))
@@ -486,9 +491,18 @@ class _Sim:
                 f = flows[0]
                 amount: Any = f.amount  # (as it is: the compiled group keeps this float object)
                 if amount > 0:
-                    how = added.get((f.resources, f.cap, f.label))
-                    if how is None:
-                        how = self.how_added(f)
+                    res = f.resources
+                    fcap = f.cap
+                    label = f.label
+                    if res is self.last_fres and fcap is self.last_fcap and label is self.last_flabel:
+                        how = self.last_how  # (a phase of its own per task, with the same kind of flow as the last)
+                    else:
+                        known = added.get((res, fcap, label))
+                        how = known if known is not None else self.how_added(f)
+                        self.last_fres = res
+                        self.last_fcap = fcap
+                        self.last_flabel = label
+                        self.last_how = how
                     grps = ((how[0], how[1], amount, 1, how[2], how[3]),)
                 else:
                     grps = ()
