@@ -366,16 +366,24 @@ class _Sim:
         # resources share one water-filling group.
         uf = _UnionFind()
         general_names: set[str] = set()
+        seen_res: object = None  # the resources and cap (the objects) of the last flow looked at: the same again,
+        seen_cap: object = None  # as phases of their own per task often have, need no second look
         for phs in distinct_phases.values():
             for phase in phs:
                 for f in phase.flows:
-                    for r in f.resources:
+                    resources = f.resources
+                    cap = f.cap
+                    if resources is seen_res and cap is seen_cap:
+                        continue
+                    seen_res = resources
+                    seen_cap = cap
+                    for r in resources:
                         if r not in specs:
                             raise ValueError(f"flow on undeclared resource {r!r} (phase {phase.name!r})")
                     if not _flow_is_simple(f, specs):
-                        general_names.update(f.resources)
-                        for r in f.resources[1:]:
-                            uf.union(f.resources[0], r)
+                        general_names.update(resources)
+                        for r in resources[1:]:
+                            uf.union(resources[0], r)
         del distinct_phases
         self.uf = uf
         self.general_names = general_names
