@@ -39,16 +39,28 @@ __all__ = [
 NODE = "{node}"
 
 
-def _stores_slots_directly(cls: type) -> type:
-    """Give a frozen, slotted dataclass an ``__init__`` that stores each field through its slot's descriptor.
+#: ``__class__`` assignment, without the frozen classes' ``__setattr__``
+_set_class = object.__dict__["__class__"].__set__
 
-    The generated one calls ``object.__setattr__`` once a field (a frozen class refuses plain assignment); the
-    slots' own ``__set__`` make the same object in about half the time, which counts when a model builds a
-    million tasks.  Same parameters, order and defaults; the class stays frozen.
+
+def _stores_slots_directly(cls: type) -> type:
+    """Give a frozen, slotted dataclass an ``__init__`` that stores its fields as plain assignments.
+
+    The generated one calls ``object.__setattr__`` once a field (a frozen class refuses plain assignment).  This
+    one gives the new object, for the time of its stores, a twin class with the same slots and no ``__setattr__``
+    of its own (an assignment to ``__class__`` between classes of one layout), stores each field by a plain
+    assignment and gives the object its class back: about a third of the time, which counts when a model builds a
+    million tasks.  An instance of a subclass stores through the slots' descriptors instead.  Same parameters,
+    order and defaults; the class stays frozen.
     """
-    ns: dict = {}
+    twin = type(f"_{cls.__name__}Slots", (), {"__slots__": cls.__slots__, "__module__": cls.__module__})  # type: ignore[attr-defined]
+    probe: object = object.__new__(cls)
+    _set_class(probe, twin)  # (a TypeError here: the layouts differ)
+    _set_class(probe, cls)
+    ns: dict = {"_cls": cls, "_twin": twin, "_set_class": _set_class}
     params = []
-    body = []
+    stores = []
+    slow = []
     for f in fields(cls):
         if f.default_factory is not MISSING or not f.init:
             raise TypeError(f"{cls.__name__}.{f.name}: only plain fields and defaults are supported")
@@ -58,8 +70,15 @@ def _stores_slots_directly(cls: type) -> type:
         else:
             ns[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
-        body.append(f"    _set_{f.name}(self, {f.name})\n")
-    exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body)}", ns)  # as dataclasses makes its own
+        stores.append(f"        self.{f.name} = {f.name}\n")
+        slow.append(f"        _set_{f.name}(self, {f.name})\n")
+    exec(f"def __init__(self, {', '.join(params)}):\n"  # as dataclasses makes its own
+         "    if type(self) is _cls:\n"
+         "        _set_class(self, _twin)\n"
+         f"{''.join(stores)}"
+         "        self.__class__ = _cls\n"
+         "    else:\n"
+         f"{''.join(slow)}", ns)
     init = ns["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__

@@ -40,7 +40,7 @@ Semantics, in short:
 from __future__ import annotations
 
 from array import array
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable
 from heapq import heappop, heappush
 from math import inf
@@ -194,7 +194,7 @@ class _Sim:
         "tasks", "n", "progress", "record", "timed_flows", "specs", "pool_specs", "env", "heap", "deferred", "next_seq",
         "ready_s", "start_s", "end_s", "node_of", "bound", "timer_of", "timer_names", "timer_cols", "ndeps", "succ",
         "pool_of", "shared_phases", "uf", "general_names", "fluid", "groups", "instances", "fixed",
-        "compiled_cache", "in_lockstep", "last_ph", "last_cores", "last_c", "last_lockstep", "added", "timers", "done", "step",
+        "compiled_cache", "in_lockstep", "last_ph", "last_cores", "last_c", "last_lockstep", "added", "last_fres", "last_fcap", "last_flabel", "last_how", "timers", "done", "step",
         "next_report", "pools", "fire",
     )
 
@@ -244,15 +244,36 @@ class _Sim:
         self.timer_names: list[str] = []
         self.timer_cols: list[array] = []
 
+        # ------------------------------------------------------------------ pools
+        # (made first: a task's entry in ``pool_of`` is how it joins its pool, set in the one pass over the tasks)
+        pools: dict[str, _Pool] = {}
+        self.pools = pools
+        joins: dict[str, Callable[[int], None]] = {}  # a ready task joins its pool's queue at once (see ``delayed``)
+        for name, ps in pool_specs.items():
+            if ps.policy == "elastic":
+                elastic = ElasticPool(self, ps)
+                pools[name] = elastic
+                joins[name] = elastic.enqueue
+            else:
+                slot_pool = SlotPool(self, ps)
+                pools[name] = slot_pool
+                joins[name] = slot_pool.arrive
+        pool_count: dict[str, int] = {name: 0 for name in pool_specs}
+
         # ------------------------------------------------------------------ graph
         ndeps = [0] * n
         succ: list[Any] = [None] * n  # successors of a task: None, one task id, or a list of ids
-        pool_of: list[Any] = [None] * n  # pool name, then how a ready task joins the pool; None: a barrier
+        pool_of: list[Any] = [None] * n  # how a ready task joins its pool; None: a barrier
         delayed: set[str] = set()  # pools with a task that has a queue wait of its own
         distinct_phases: dict[int, tuple[Phase, ...]] = {}
         shared_phases: set[int] = set()  # ids of phase tuples used by several tasks (worth caching compiled)
         prev_ph: object = None  # the previous task's phases (runs of tasks sharing them are common)
         prev_shared = False  # (they are in shared_phases)
+        # the previous task's pool, how its tasks join it, and how many tasks in a row had it (counted at a change)
+        prev_p: str | None = None
+        join: Any = None
+        run_p = 0
+        unknown = -1  # the first task of an unknown pool
         # (ids and their class read untyped: read as an ``int`` or tested by ``type(x) is int``, a compiler
         # would turn an id into a machine integer, and storing it would make a new int object)
         int_class: Any = int
@@ -260,14 +281,29 @@ class _Sim:
         for t in tasks:
             task: Any = t
             ti = task.id
-            if ti != i:
-                raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {ti}")
+            if type(ti) is int_class:
+                tn: int = ti  # (compared as machine integers when compiled)
+                if tn != i:
+                    raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {ti}")
+            else:
+                if ti != i:
+                    raise ValueError(f"task ids must be 0..n-1 in order; position {i} has id {ti}")
+                ti = i  # (the graph's own int object otherwise: no new one, 28 bytes, a task)
             p = t.pool
             if p is None:
                 if t.phases:
                     raise ValueError(f"task {i}: a task without pool must have no phases (a barrier)")
             else:
-                pool_of[i] = p
+                if p is not prev_p:
+                    if prev_p is not None and join is not None:
+                        pool_count[prev_p] += run_p
+                    prev_p = p
+                    run_p = 0
+                    join = joins.get(p)
+                    if join is None and unknown < 0:
+                        unknown = i
+                run_p += 1
+                pool_of[i] = join
                 if t.queue_s > 0.0:
                     delayed.add(p)
                 ph = t.phases
@@ -286,8 +322,6 @@ class _Sim:
             deps = t.deps
             if deps:
                 ndeps[i] = len(deps)
-                if type(ti) is not int_class:  # (else the graph's own int object: no new one, 28 bytes, a task)
-                    ti = i
                 for d in deps:
                     if not 0 <= d < n or d == i:
                         raise ValueError(f"task {i}: bad dependency {d}")
@@ -297,14 +331,30 @@ class _Sim:
                     elif type(sd) is int_class:
                         succ[d] = [sd, ti]
                     else:
-                        sd.append(ti)
+                        more: list[Any] = sd
+                        more.append(ti)
             i += 1
-        pool_count: dict[str, int] = {name: 0 for name in pool_specs}
-        for pn, m in Counter(pool_of).items():  # (counted in C)
-            if pn is not None:
-                if pn not in pool_count:
-                    raise ValueError(f"task {pool_of.index(pn)}: unknown pool {pn!r}")
-                pool_count[pn] = m
+        if unknown >= 0:
+            raise ValueError(f"task {unknown}: unknown pool {tasks[unknown].pool!r}")
+        for name, ps in pool_specs.items():
+            if ps.policy == "static":
+                total = ps.nodes * ps.slots_per_node
+                for t in tasks:
+                    s = t.slot
+                    if t.pool == name and s is not None and not 0 <= s < total:
+                        raise ValueError(f"task {t.id}: slot {s} outside pool {name!r} (0..{total - 1})")
+        if prev_p is not None:
+            pool_count[prev_p] += run_p
+        for name, pool in pools.items():
+            pool.expect(pool_count[name])
+            if name in delayed and pool.__class__ is SlotPool:  # (then every task of the pool joins through enqueue)
+                arrive = joins[name]
+                enqueue = pool.enqueue
+                i = 0
+                for j in pool_of:
+                    if j is arrive:
+                        pool_of[i] = enqueue
+                    i += 1
         self.ndeps = ndeps
         self.succ = succ
         self.pool_of = pool_of
@@ -316,16 +366,24 @@ class _Sim:
         # resources share one water-filling group.
         uf = _UnionFind()
         general_names: set[str] = set()
+        seen_res: object = None  # the resources and cap (the objects) of the last flow looked at: the same again,
+        seen_cap: object = None  # as phases of their own per task often have, need no second look
         for phs in distinct_phases.values():
             for phase in phs:
                 for f in phase.flows:
-                    for r in f.resources:
+                    resources = f.resources
+                    cap = f.cap
+                    if resources is seen_res and cap is seen_cap:
+                        continue
+                    seen_res = resources
+                    seen_cap = cap
+                    for r in resources:
                         if r not in specs:
                             raise ValueError(f"flow on undeclared resource {r!r} (phase {phase.name!r})")
                     if not _flow_is_simple(f, specs):
-                        general_names.update(f.resources)
-                        for r in f.resources[1:]:
-                            uf.union(f.resources[0], r)
+                        general_names.update(resources)
+                        for r in resources[1:]:
+                            uf.union(resources[0], r)
         del distinct_phases
         self.uf = uf
         self.general_names = general_names
@@ -347,35 +405,15 @@ class _Sim:
         self.last_c: _Compiled = ()
         self.last_lockstep = False  # (id(last_c) in in_lockstep)
         self.added: dict[tuple[tuple[str, ...], float | None, str], _How] = {}  # (resources, cap, label) of a flow
+        # memo of the last single flow of a phase compiled: its resources, cap and label (the objects) -> how added
+        self.last_fres: object = None
+        self.last_fcap: object = None
+        self.last_flabel: object = None
+        self.last_how: _How = (0, None, None, -1)
 
         self.done = 0
         self.step = max(1, min(-(-n // 100), progress_every))
         self.next_report = self.step
-
-        # ------------------------------------------------------------------ pools
-        pools: dict[str, _Pool] = {}
-        self.pools = pools
-        for name, ps in pool_specs.items():
-            if ps.policy == "elastic":
-                pools[name] = ElasticPool(self, ps, pool_count[name])
-            else:
-                pools[name] = SlotPool(self, ps, pool_count[name])
-                if ps.policy == "static":
-                    total = ps.nodes * ps.slots_per_node
-                    for t in tasks:
-                        s = t.slot
-                        if t.pool == name and s is not None and not 0 <= s < total:
-                            raise ValueError(f"task {t.id}: slot {s} outside pool {name!r} (0..{total - 1})")
-        # a ready task joins its pool's queue at once unless the pool has tasks with queue waits of their own
-        joins: dict[str, Callable[[int], None]] = {
-            name: pool.enqueue if name in delayed or pool.__class__ is ElasticPool else pool.arrive
-            for name, pool in pools.items()
-        }
-        i = 0
-        for pn in pool_of:  # in place: no second list of n
-            if pn is not None:
-                pool_of[i] = joins[pn]
-            i += 1
 
     # ------------------------------------------------------------------ flows
     def timer(self, label: str) -> int:
@@ -461,9 +499,18 @@ class _Sim:
                 f = flows[0]
                 amount: Any = f.amount  # (as it is: the compiled group keeps this float object)
                 if amount > 0:
-                    how = added.get((f.resources, f.cap, f.label))
-                    if how is None:
-                        how = self.how_added(f)
+                    res = f.resources
+                    fcap = f.cap
+                    label = f.label
+                    if res is self.last_fres and fcap is self.last_fcap and label is self.last_flabel:
+                        how = self.last_how  # (a phase of its own per task, with the same kind of flow as the last)
+                    else:
+                        known = added.get((res, fcap, label))
+                        how = known if known is not None else self.how_added(f)
+                        self.last_fres = res
+                        self.last_fcap = fcap
+                        self.last_flabel = label
+                        self.last_how = how
                     grps = ((how[0], how[1], amount, 1, how[2], how[3]),)
                 else:
                     grps = ()
@@ -823,6 +870,10 @@ class _Pool:
     def release(self, s: int) -> None:
         raise NotImplementedError
 
+    def expect(self, count: int) -> None:
+        """The pool will run ``count`` tasks (it is released when the last of them ends)."""
+        raise NotImplementedError
+
     def release_all(self, slots: list[int]) -> None:
         """:meth:`release` of every slot of ``slots``, in that order."""
         for s in slots:
@@ -842,7 +893,7 @@ class SlotPool(_Pool):
         "running", "max_running", "busy_on", "since", "held", "touched", "per_job", "dispatch_entry",
     )
 
-    def __init__(self, sim: _Sim, spec: PoolSpec, count: int) -> None:
+    def __init__(self, sim: _Sim, spec: PoolSpec) -> None:
         self.sim = sim
         self.env = sim.env
         self.tasks = sim.tasks
@@ -861,7 +912,7 @@ class SlotPool(_Pool):
         self.available: float | None = None
         self.released: float | None = None
         self.is_available = False
-        self.remaining = count
+        self.remaining = 0  # (see expect)
         self.scheduled = False
         self.static = spec.policy == "static"
         self.running = 0
@@ -872,6 +923,9 @@ class SlotPool(_Pool):
         self.touched = [False] * spec.nodes
         self.per_job = spec.per_job
         self.dispatch_entry: Callable[[Any], None] = self.dispatch  # (one bound method for every dispatch)
+
+    def expect(self, count: int) -> None:
+        self.remaining = count
 
     def enqueue(self, i: Any) -> None:
         env = self.env
@@ -1124,7 +1178,7 @@ class ElasticPool(_Pool):
     __slots__ = ("sim", "env", "spec", "queue", "pending", "alive", "peak", "next_launch", "instances", "requested",
                  "available", "released", "remaining", "scheduled", "wake_at")
 
-    def __init__(self, sim: _Sim, spec: PoolSpec, count: int) -> None:
+    def __init__(self, sim: _Sim, spec: PoolSpec) -> None:
         self.sim = sim
         self.env = sim.env
         self.spec = spec
@@ -1137,9 +1191,12 @@ class ElasticPool(_Pool):
         self.requested: float | None = None
         self.available: float | None = None
         self.released: float | None = None
-        self.remaining = count
+        self.remaining = 0  # (see expect)
         self.scheduled = False
         self.wake_at: float | None = None
+
+    def expect(self, count: int) -> None:
+        self.remaining = count
 
     def enqueue(self, i: Any) -> None:
         self.pending.append(i)

@@ -96,6 +96,20 @@ def test_flows_phases_and_tasks_are_made_as_the_dataclasses_would_make_them():
                                             memory_bytes=0.0, slot=None, queue_s=0.0)
 
 
+def test_flows_phases_and_tasks_keep_their_class_and_a_subclass_stores_its_own_fields():
+    # their __init__ stores while the object has a twin class with the same slots, then gives it its class back
+    from dataclasses import astuple
+
+    class Pinned(Task):
+        __slots__ = ()
+
+    for cls, args in ((Flow, (("a",), 2.0, 3.0, "x")), (Phase, ("p", 1.0, 2, (), 0.5)),
+                      (Task, (3, "s", (), (1,), "q", 2, 1e9, 4, 7.0)), (Pinned, (3, "s", (), (1,), "q", 2, 1e9, 4, 7.0))):
+        obj = cls(*args)
+        assert type(obj) is cls and obj.__class__ is cls
+        assert astuple(obj) == args
+
+
 def test_it_calls_end_of_instant_work_after_everything_else_at_that_instant():
     env = Environment()
     seen = []
