@@ -192,30 +192,8 @@ class PSResource:
         The same heap entry, weights and units moved (summed one copy at a time, as the calls would) as the
         calls; ``owner`` stands for all the copies (a cohort of tasks in lockstep, see the runner).
         """
-        if not self.dirty:
-            now = self.env.now
-            if self.n:
-                self.V += self.rate * (now - self.t)
-            self.t = now
-            self.dirty = True
-            self.batch = {}
-            self.env.ending.append(self._flush)  # self.sys.mark(self), inlined
-        total = weight * copies
-        entry = self.batch.get(amount)
-        if entry is None:
-            entry = self.batch[amount] = [owner, total]
-            fin = self.V + amount
-            first = self.due.setdefault(fin, entry)
-            if first is entry:
-                heappush(self.heap, fin)
-            else:
-                self.more.setdefault(fin, []).append(entry)
-        else:
-            w: int = entry[-1]
-            entry[-1] = owner
-            entry.append(w + total)
-        self.n += total
         moved = self.moved
+        self.add(amount, weight * copies, owner)
         aw = amount * weight
         for _ in range(copies):
             moved += aw

@@ -721,8 +721,8 @@ class _Sim:
         for i in ids:  # a cohort's tasks in the order they started, as one by one
             self.ended(i, now)
 
-    def ended(self, i: int, now: Any) -> None:
-        """Task ``i`` (that held a slot) ended at ``now``: :meth:`finish`, with a lone successor's countdown inlined."""
+    def count_end(self, i: int, now: float) -> None:
+        """Task ``i`` ended at ``now``: its end time, the count of tasks done and the progress report."""
         self.end_s[i] = now
         done = self.done + 1
         self.done = done
@@ -730,6 +730,10 @@ class _Sim:
         if progress is not None and done >= self.next_report:
             self.next_report = done + self.step
             progress(done, self.n)
+
+    def ended(self, i: int, now: Any) -> None:
+        """Task ``i`` (that held a slot) ended at ``now``: :meth:`finish`, with a lone successor's countdown inlined."""
+        self.count_end(i, now)
         sj = self.succ[i]
         if sj is None:
             return
@@ -750,14 +754,8 @@ class _Sim:
         self.finish_succ(task, now)
 
     def finish(self, i: int, now: float) -> None:
-        self.end_s[i] = now
+        self.count_end(i, now)
         sj = self.succ[i]
-        done = self.done + 1
-        self.done = done
-        progress = self.progress
-        if progress is not None and done >= self.next_report:
-            self.next_report = done + self.step
-            progress(done, self.n)
         if sj is None:
             return
         if sj.__class__ is int:
@@ -765,40 +763,20 @@ class _Sim:
         self.finish_succ(sj, now)
 
     def finish_succ(self, sj: Any, now: float) -> None:
-        """Count down the dependencies of successors ``sj`` of a task that ended at ``now``."""
-        ndeps = self.ndeps
-        pool_of = self.pool_of
-        stack: list[int] | None = None
-        for s in sj:
-            k = ndeps[s] - 1
-            ndeps[s] = k
-            if k == 0:
-                self.ready_s[s] = now
-                join = pool_of[s]
-                if join is None:
-                    self.start_s[s] = now
-                    if stack is None:
-                        stack = [s]
-                    else:
-                        stack.append(s)
-                else:
-                    join(s)
-        while stack:  # barriers complete at once (iteratively: chains may be long)
-            self.finish_barrier(stack.pop(), now, stack)
+        """Count down the dependencies of successors ``sj`` of a task that ended at ``now``; barriers made ready
+        complete at once (iteratively: chains of them may be long)."""
+        stack: list[int] = []
+        self.count_down(sj, now, stack)
+        while stack:
+            i = stack.pop()
+            self.count_end(i, now)
+            sj = self.succ[i]
+            if sj is not None:
+                self.count_down((sj,) if sj.__class__ is int else sj, now, stack)
 
-    def finish_barrier(self, i: int, now: float, stack: list[int]) -> None:
-        self.end_s[i] = now
-        done = self.done + 1
-        self.done = done
-        progress = self.progress
-        if progress is not None and done >= self.next_report:
-            self.next_report = done + self.step
-            progress(done, self.n)
-        sj = self.succ[i]
-        if sj is None:
-            return
-        if sj.__class__ is int:
-            sj = (sj,)
+    def count_down(self, sj: Any, now: float, stack: list[int]) -> None:
+        """One dependency fewer for each of ``sj``: a task left with none is ready (it joins its pool, or is put
+        on ``stack`` when it is a barrier)."""
         ndeps = self.ndeps
         pool_of = self.pool_of
         ready_s = self.ready_s
