@@ -117,6 +117,21 @@ class _Running:
         #: timer -> (phase index, seconds counted in it), for timed flows
         self.marks: dict[int, tuple[int, float]] | None = None
 
+    def attribute(self, label: Any, seconds: float) -> None:
+        """Count ``seconds`` of this task's time to ``label``."""
+        a = self.attr
+        if a is not None:
+            a[label] = a.get(label, 0.0) + seconds
+            return
+        lab = self.lab
+        if lab is None:
+            self.lab = label
+            self.sec = seconds
+        elif lab is label or lab == label:
+            self.sec += seconds
+        else:
+            self.attr = {lab: self.sec, label: seconds}
+
 
 @final
 class _Timed:
@@ -573,18 +588,7 @@ class _Sim:
             if label is not None:
                 dur = now - rt.t0
                 if dur > 0.0:
-                    a = rt.attr
-                    if a is not None:
-                        a[label] = a.get(label, 0.0) + dur
-                    else:
-                        lab = rt.lab
-                        if lab is None:
-                            rt.lab = label
-                            rt.sec = dur
-                        elif lab is label or lab == label:
-                            rt.sec += dur
-                        else:
-                            rt.attr = {lab: rt.sec, label: dur}
+                    rt.attribute(label, dur)
             pi = rt.pi + 1
             skip_ov = False
         phases = rt.phases
@@ -594,18 +598,7 @@ class _Sim:
                 break
             ov, cpu, grps, pending = ph
             if ov > 0.0 and not skip_ov:
-                a = rt.attr
-                if a is not None:
-                    a[_OVERHEAD] = a.get(_OVERHEAD, 0.0) + ov
-                else:
-                    lab = rt.lab
-                    if lab is None:
-                        rt.lab = _OVERHEAD
-                        rt.sec = ov
-                    elif lab is _OVERHEAD or lab == _OVERHEAD:
-                        rt.sec += ov
-                    else:
-                        rt.attr = {lab: rt.sec, _OVERHEAD: ov}
+                rt.attribute(_OVERHEAD, ov)
                 rt.pi = pi
                 rt.pending = 1
                 rt.in_ov = True
