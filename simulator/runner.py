@@ -1096,7 +1096,11 @@ class SlotPool(_Pool):
         _heappush(self.free, s)
         if self.static and self.pinned:
             self.freed.append(s)
-        r = self.remaining - 1
+        self.slots_freed(1)
+
+    def slots_freed(self, m: int) -> None:
+        """``m`` of the pool's tasks ended: the pool is released after its last; a dispatch at this instant's end."""
+        r = self.remaining - m
         self.remaining = r
         if r == 0:
             self.released = self.env.now
@@ -1116,14 +1120,7 @@ class SlotPool(_Pool):
             _heappush(free, s)
         m = len(slots)
         self.running -= m
-        r = self.remaining - m
-        self.remaining = r
-        if r == 0:
-            self.released = self.env.now
-        if not self.scheduled:
-            self.scheduled = True
-            sim = self.sim
-            _heappush(sim.deferred, (_DISPATCH, sim.next_seq(), self.dispatch_entry, None))  # env.defer, inlined
+        self.slots_freed(m)
 
     def record(self) -> PoolRecord:
         spec = self.spec
